@@ -1,0 +1,93 @@
+"""Environment fingerprint stored with every result: Python, torch, CUDA, driver, GPU, host."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+import shutil
+import subprocess
+from typing import Any
+
+import psutil
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _driver_version() -> str | None:
+    """The NVIDIA driver version from nvidia-smi; torch does not expose it."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return None
+    try:
+        out = subprocess.run(
+            [smi, "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.strip().splitlines()[0] if out.strip() else None
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _gpus(torch: Any) -> list[dict[str, Any]]:
+    if not torch.cuda.is_available():
+        return []
+    gpus = []
+    for index in range(torch.cuda.device_count()):
+        props = torch.cuda.get_device_properties(index)
+        gpus.append(
+            {
+                "index": index,
+                "name": props.name,
+                "compute_capability": f"{props.major}.{props.minor}",
+                "sm_count": props.multi_processor_count,
+                "memory_bytes": props.total_memory,
+                "l2_cache_bytes": getattr(props, "L2_cache_size", None),
+                "bf16_supported": props.major >= 8,
+            }
+        )
+    return gpus
+
+
+def fingerprint() -> dict[str, Any]:
+    """Everything needed to say where a figure came from. Imports torch: worker-side only."""
+    import torch
+
+    memory = psutil.virtual_memory()
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "cuda_runtime": torch.version.cuda,
+        "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
+        "triton": _version("triton") or _version("pytorch-triton"),
+        "driver": _driver_version(),
+        "cuda_available": torch.cuda.is_available(),
+        "gpus": _gpus(torch),
+        "host_cpu": _cpu_name(),
+        "host_cores": psutil.cpu_count(logical=True),
+        "host_ram_bytes": memory.total,
+        "host_ram_available_bytes": memory.available,
+        "torch_threads": torch.get_num_threads(),
+        "platform": platform.platform(),
+        "hostname": platform.node(),
+        "pid": os.getpid(),
+    }

@@ -1,0 +1,1 @@
+"""Experiment implementations; each imports torch and runs only inside the worker."""

@@ -1,0 +1,140 @@
+"""Run history in SQLite (WAL): every finished run with its spec, environment and result."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id TEXT NOT NULL,
+    experiment TEXT NOT NULL,
+    device TEXT NOT NULL,
+    status TEXT NOT NULL,
+    label TEXT NOT NULL,
+    spec_json TEXT NOT NULL,
+    env_json TEXT NOT NULL,
+    result_json TEXT,
+    error TEXT,
+    created_at REAL NOT NULL,
+    started_at REAL,
+    finished_at REAL
+);
+CREATE INDEX IF NOT EXISTS runs_experiment ON runs(experiment, device);
+"""
+COLUMNS = (
+    "id job_id experiment device status label spec_json env_json result_json error "
+    "created_at started_at finished_at"
+).split()
+LIST_COLUMNS = ("id", "experiment", "device", "status", "label", "created_at", "finished_at")
+
+
+class HistoryError(Exception):
+    """The history database cannot be used right now; the message says why and what to do."""
+
+
+class History:
+    """A SQLite file under the data directory; one short-lived connection per call (thread-safe)."""
+
+    def __init__(self, path: str | Path, busy_timeout_s: float = 5.0):
+        self.path = Path(path)
+        self.busy_timeout_s = busy_timeout_s
+        self.notice: str | None = None  # set when a corrupt file was moved aside
+        self._open()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s)
+        conn.row_factory = sqlite3.Row
+        return conn
+
+    def _open(self) -> None:
+        try:
+            self._init_schema()
+        except sqlite3.DatabaseError as exc:
+            if "locked" in str(exc):
+                raise HistoryError(f"history database {self.path} is locked by another process") from exc
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+            self.path.replace(aside)
+            for suffix in ("-wal", "-shm"):
+                Path(str(self.path) + suffix).unlink(missing_ok=True)
+            self.notice = f"history database was unreadable ({exc}); moved to {aside.name}, started a new one"
+            self._init_schema()
+
+    def _init_schema(self) -> None:
+        with closing(self._connect()) as conn:
+            check = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise sqlite3.DatabaseError(f"integrity check failed: {check}")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript(SCHEMA)
+
+    def _run(self, sql: str, params: tuple = (), *, fetch: str = "") -> Any:
+        try:
+            with closing(self._connect()) as conn, conn:
+                cursor = conn.execute(sql, params)
+                if fetch == "all":
+                    return [dict(row) for row in cursor.fetchall()]
+                if fetch == "one":
+                    row = cursor.fetchone()
+                    return dict(row) if row else None
+                return cursor
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise HistoryError(
+                    f"history database {self.path.name} is locked (another process is writing); "
+                    "try again in a moment"
+                ) from exc
+            raise HistoryError(f"history database error: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            raise HistoryError(f"history database {self.path.name} is unreadable: {exc}") from exc
+
+    def add(self, run: dict[str, Any]) -> int:
+        """Store a finished run; returns its id."""
+        row = {
+            **{c: None for c in COLUMNS if c != "id"},
+            **run,
+            "spec_json": json.dumps(run["spec"]),
+            "env_json": json.dumps(run.get("env") or {}),
+            "result_json": json.dumps(run["result"]) if run.get("result") is not None else None,
+        }
+        names = [c for c in COLUMNS if c != "id"]
+        sql = f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})"
+        return self._run(sql, tuple(row[c] for c in names)).lastrowid
+
+    def list(self, experiment: str | None = None, device: str | None = None, limit: int = 500) -> list[dict]:
+        """Newest first, without the bulky JSON columns."""
+        where, params = [], []
+        if experiment:
+            where.append("experiment = ?")
+            params.append(experiment)
+        if device:
+            where.append("device = ?")
+            params.append(device)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        sql = f"SELECT {', '.join(LIST_COLUMNS)} FROM runs {clause} ORDER BY id DESC LIMIT ?"
+        return self._run(sql, (*params, int(limit)), fetch="all")
+
+    def get(self, run_id: int) -> dict[str, Any] | None:
+        row = self._run("SELECT * FROM runs WHERE id = ?", (int(run_id),), fetch="one")
+        if row is None:
+            return None
+        for column in ("spec", "env", "result"):
+            raw = row.pop(f"{column}_json")
+            row[column] = json.loads(raw) if raw else None
+        return row
+
+    def delete(self, run_id: int) -> bool:
+        return self._run("DELETE FROM runs WHERE id = ?", (int(run_id),)).rowcount > 0
+
+    def facets(self) -> dict[str, list[str]]:
+        """Distinct experiments and devices, for the History page's filters."""
+        rows = self._run("SELECT DISTINCT experiment, device FROM runs", fetch="all")
+        return {
+            "experiment": sorted({r["experiment"] for r in rows}),
+            "device": sorted({r["device"] for r in rows}),
+        }

@@ -1,0 +1,131 @@
+"""Typed results: frozen dataclasses of plain values (raw samples kept, statistics derived)."""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+NOISY_IQR_FRACTION = 0.10
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Derived from raw samples; never stored on its own."""
+
+    median: float
+    q1: float
+    q3: float
+    iqr: float
+    minimum: float
+    maximum: float
+    count: int
+
+    @property
+    def noisy(self) -> bool:
+        """IQR above 10 % of the median: the figure should not be quoted without its spread."""
+        return self.median > 0 and self.iqr / self.median > NOISY_IQR_FRACTION
+
+
+def stats(samples: typing.Sequence[float]) -> Stats | None:
+    """Median, quartiles and IQR of samples (None when there are none)."""
+    values = sorted(float(s) for s in samples)
+    if not values:
+        return None
+    if len(values) == 1:
+        q1 = q3 = values[0]
+    else:
+        q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return Stats(
+        median=statistics.median(values),
+        q1=q1,
+        q3=q3,
+        iqr=q3 - q1,
+        minimum=values[0],
+        maximum=values[-1],
+        count=len(values),
+    )
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One timed callable. The first call is timed apart and never part of the samples."""
+
+    label: str
+    clock: str  # "cuda-events" (device time) or "host-wall" (CPU: the call is synchronous)
+    device_ms: tuple[float, ...]  # per call, CUDA events; empty on CPU
+    host_ms: tuple[float, ...]  # per call, host wall time spent issuing the call
+    first_call_ms: float
+    warmup: int
+    repeat: int
+    l2_flush: bool
+
+    @property
+    def primary_ms(self) -> tuple[float, ...]:
+        """The samples that answer "how long does a call take": device time where there is one."""
+        return self.device_ms or self.host_ms
+
+
+@dataclass(frozen=True)
+class StreamsResult:
+    """The seed's side-stream matmul: correctness against a default-stream reference, then time."""
+
+    device: str
+    streams_supported: bool
+    max_abs_diff: float
+    tolerance_passed: bool
+    rtol: float
+    atol: float
+    output_shape: tuple[int, ...]
+    steps: tuple[str, ...]
+    timings: tuple[Timing, ...]
+    note: str
+
+
+@dataclass(frozen=True)
+class SelftestResult:
+    behaviour: str
+    slept_s: float
+    pid: int
+
+
+RESULT_TYPES: dict[str, type] = {"streams": StreamsResult, "selftest": SelftestResult}
+
+
+def to_plain(result: Any) -> dict[str, Any]:
+    """A result dataclass as JSON-ready dicts and lists."""
+    return dataclasses.asdict(result)
+
+
+def from_plain(cls: type, data: Any) -> Any:
+    """Rebuild a (nested) result dataclass from its JSON form, following its type hints."""
+    return _build(cls, data)
+
+
+def _build(tp: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    if dataclasses.is_dataclass(tp):
+        hints = typing.get_type_hints(tp)
+        names = {f.name for f in dataclasses.fields(tp)}
+        return tp(**{k: _build(hints[k], v) for k, v in value.items() if k in names})
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin is tuple:
+        inner = args[0] if args else Any
+        return tuple(_build(inner, v) for v in value)
+    if origin in (typing.Union, types.UnionType):
+        real = [a for a in args if a is not type(None)]
+        return _build(real[0], value) if len(real) == 1 else value
+    return value
+
+
+def result_from_record(experiment: str, data: dict[str, Any] | None) -> Any:
+    """The typed result of a stored run, or None if the run has none."""
+    cls = RESULT_TYPES.get(experiment)
+    if cls is None or not data:
+        return None
+    return from_plain(cls, data)

@@ -1,0 +1,221 @@
+"""RunSpec: what to run, as a frozen dataclass of plain values, plus parsing and validation."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from runtime_lab.catalog import EXPERIMENTS, OptionSpec
+
+DTYPES = ("float32", "bfloat16", "float16")
+DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+MAX_DIMS = 4
+MAX_DIM = 2**31 - 1
+MAX_ELEMENTS = 2**34  # 64 GiB of fp32: beyond any single tensor a lab run needs
+MAX_TEXT = 200
+WARMUP_RANGE = (0, 1000)
+REPEAT_RANGE = (1, 10000)
+SHAPE_HELP = "1 to 4 positive integers, e.g. 4096x4096, 4096,4096 or 4096 4096"
+DEVICE_HELP = "auto, cpu, cuda or cuda:N (N a GPU index)"
+_DEVICE_RE = re.compile(r"^(auto|cpu|cuda|cuda:(\d{1,2}))$")
+
+
+class SpecError(ValueError):
+    """Invalid input; `problems` maps each bad field to a message saying what is allowed."""
+
+    def __init__(self, problems: dict[str, str]):
+        self.problems = dict(problems)
+        super().__init__("; ".join(f"{k}: {v}" for k, v in self.problems.items()))
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One experiment run. Options are (name, value) pairs sorted by name so specs compare."""
+
+    experiment: str
+    shape: tuple[int, ...]
+    dtype: str = "float32"
+    device: str = "auto"
+    warmup: int = 10
+    repeat: int = 50
+    l2_flush: bool = True
+    seed: int = 0
+    options: tuple[tuple[str, Any], ...] = field(default_factory=tuple)
+
+    def option(self, name: str) -> Any:
+        """An experiment option's value (validation filled in every default)."""
+        return dict(self.options)[name]
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def shape_text(self) -> str:
+        return "x".join(str(d) for d in self.shape)
+
+    @property
+    def label(self) -> str:
+        opts = " ".join(f"{k}={v}" for k, v in self.options)
+        return f"{self.experiment} {self.shape_text} {self.dtype} {self.device} {opts}".strip()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["shape"] = list(self.shape)
+        data["options"] = dict(self.options)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunSpec:
+        """Rebuild and re-validate a spec from its dict form (history, CLI, worker)."""
+        return build_spec(**data)
+
+    def key(self) -> str:
+        """A stable digest: identical specs share it, so a queued twin is joined, not re-run."""
+        text = json.dumps(self.to_dict(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def parse_shape(text: Any) -> tuple[int, ...]:
+    """Parse '4096x4096', '4096,4096', '4096 4096' (or a sequence of ints) into a shape tuple."""
+    if isinstance(text, (list, tuple)):
+        parts = [str(p) for p in text]
+    else:
+        raw = str(text if text is not None else "").strip()
+        if not raw:
+            raise ValueError(f"is empty; expected {SHAPE_HELP}")
+        if len(raw) > MAX_TEXT:
+            raise ValueError(f"is {len(raw)} characters long; expected {SHAPE_HELP}")
+        parts = [p for p in re.split(r"\s*[x×X,]\s*|\s+", raw)]
+    if not parts or len(parts) > MAX_DIMS:
+        raise ValueError(f"has {len(parts)} dimensions; expected {SHAPE_HELP}")
+    dims = []
+    for part in parts:
+        if not re.fullmatch(r"[+]?\d{1,12}", part.strip()):
+            shown = part if len(part) <= 20 else part[:20] + "…"
+            raise ValueError(f"dimension {shown!r} is not a positive integer; expected {SHAPE_HELP}")
+        dims.append(int(part))
+    if any(d <= 0 for d in dims):
+        raise ValueError(f"has a dimension ≤ 0 ({dims}); expected {SHAPE_HELP}")
+    if any(d > MAX_DIM for d in dims):
+        raise ValueError(f"has a dimension above {MAX_DIM}; expected {SHAPE_HELP}")
+    if math.prod(dims) > MAX_ELEMENTS:
+        raise ValueError(
+            f"has {math.prod(dims):.3g} elements, above the lab's limit of {MAX_ELEMENTS:.3g}"
+        )
+    return tuple(dims)
+
+
+def _int_in(name: str, value: Any, lo: int, hi: int, problems: dict[str, str]) -> int:
+    try:
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError
+        number = int(str(value).strip()) if isinstance(value, str) else int(value)
+    except (TypeError, ValueError):
+        problems[name] = f"{_show(value)} is not an integer; allowed {lo} to {hi}"
+        return lo
+    if not lo <= number <= hi:
+        problems[name] = f"{number} is out of range; allowed {lo} to {hi}"
+    return number
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "…'"
+
+
+def _bool(name: str, value: Any, problems: dict[str, str]) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    problems[name] = f"{_show(value)} is not a yes/no value; allowed true or false"
+    return False
+
+
+def _option(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) -> Any:
+    if spec.choices:
+        if value not in spec.choices:
+            problems[name] = f"{_show(value)} is not allowed; allowed: {', '.join(spec.choices)}"
+        return value
+    if spec.kind == "bool":
+        return _bool(name, value, problems)
+    return _int_in(name, value, spec.low, spec.high, problems)
+
+
+def build_spec(
+    experiment: str,
+    shape: Any,
+    dtype: str = "float32",
+    device: str = "auto",
+    warmup: Any = 10,
+    repeat: Any = 50,
+    l2_flush: Any = True,
+    seed: Any = 0,
+    options: dict[str, Any] | None = None,
+) -> RunSpec:
+    """Validate every field and return a RunSpec, or raise SpecError naming each bad field."""
+    problems: dict[str, str] = {}
+    if experiment not in EXPERIMENTS:
+        problems["experiment"] = f"{_show(experiment)} is unknown; allowed: {', '.join(EXPERIMENTS)}"
+        raise SpecError(problems)
+    info = EXPERIMENTS[experiment]
+    try:
+        dims = parse_shape(shape)
+    except ValueError as exc:
+        problems["shape"] = f"{_show(shape)} {exc}"
+        dims = (1,)
+    if dtype not in DTYPES:
+        problems["dtype"] = f"{_show(dtype)} is not supported; allowed: {', '.join(DTYPES)}"
+    device = str(device).strip().lower() if isinstance(device, str) else device
+    if not isinstance(device, str) or not _DEVICE_RE.match(device):
+        problems["device"] = f"{_show(device)} is not a device; allowed: {DEVICE_HELP}"
+    spec_warmup = _int_in("warmup", warmup, *WARMUP_RANGE, problems)
+    spec_repeat = _int_in("repeat", repeat, *REPEAT_RANGE, problems)
+    spec_seed = _int_in("seed", seed, 0, 2**31 - 1, problems)
+    flush = _bool("l2_flush", l2_flush, problems)
+    given = dict(options or {})
+    for unknown in sorted(set(given) - set(info.options)):
+        allowed = ", ".join(info.options) or "none"
+        problems[unknown] = f"is not an option of {experiment}; its options: {allowed}"
+    opts = {
+        name: _option(name, ospec, given.get(name, ospec.default), problems)
+        for name, ospec in info.options.items()
+    }
+    if problems:
+        raise SpecError(problems)
+    return RunSpec(
+        experiment=experiment,
+        shape=dims,
+        dtype=dtype,
+        device=device,
+        warmup=spec_warmup,
+        repeat=spec_repeat,
+        l2_flush=flush,
+        seed=spec_seed,
+        options=tuple(sorted(opts.items())),
+    )
+
+
+def check_against_env(spec: RunSpec, env: dict[str, Any] | None) -> dict[str, str]:
+    """Problems only the machine can reveal: no GPU, a GPU index that isn't there, no bf16."""
+    if not env:
+        return {}
+    gpus = env.get("gpus") or []
+    if spec.device == "cuda" or spec.device.startswith("cuda:"):
+        if not gpus:
+            return {"device": f"{spec.device!r} needs CUDA, but this machine has no GPU; use cpu or auto"}
+        index = int(spec.device.split(":")[1]) if ":" in spec.device else 0
+        if index >= len(gpus):
+            allowed = ", ".join(f"cuda:{i}" for i in range(len(gpus)))
+            return {"device": f"{spec.device!r}: this machine has {len(gpus)} GPU(s); allowed: {allowed}"}
+        if spec.dtype == "bfloat16" and not gpus[index].get("bf16_supported", True):
+            return {"dtype": f"bfloat16 is not supported on {gpus[index].get('name')}; use float16 or float32"}
+    return {}

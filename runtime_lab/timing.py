@@ -1,0 +1,96 @@
+"""The one timing harness: first call apart, warm-up, then CUDA events (device) and host wall time."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import torch
+
+from runtime_lab.results import Timing
+
+# Like triton.testing.do_bench: overwrite a buffer bigger than the last-level cache between
+# samples so each call starts cold. 256 MiB covers the H200's 60 MB L2 several times over.
+CUDA_FLUSH_BYTES = 256 * 2**20
+CPU_FLUSH_BYTES = 64 * 2**20
+
+Progress = Callable[[str, int | None, int | None], None]
+
+
+def _noop(stage: str, done: int | None = None, total: int | None = None) -> None:
+    return None
+
+
+def measure(
+    fn: Callable[[], object],
+    *,
+    device: torch.device,
+    label: str,
+    warmup: int,
+    repeat: int,
+    l2_flush: bool,
+    progress: Progress = _noop,
+) -> Timing:
+    """Time fn: its first call separately (it may compile or allocate), then `repeat` samples."""
+    cuda = device.type == "cuda"
+    sync = (lambda: torch.cuda.synchronize(device)) if cuda else (lambda: None)
+    sync()
+    start = time.perf_counter()
+    fn()
+    sync()
+    first_call_ms = (time.perf_counter() - start) * 1e3
+    for i in range(warmup):
+        fn()
+        progress(f"{label}: warm-up {i + 1}/{warmup}", i + 1, warmup)
+    sync()
+    flush = _flush_buffer(device) if l2_flush else None
+    if cuda:
+        device_ms, host_ms = _cuda_samples(fn, device, repeat, flush, label, progress)
+    else:
+        device_ms, host_ms = (), _host_samples(fn, repeat, flush, label, progress)
+    return Timing(
+        label=label,
+        clock="cuda-events" if cuda else "host-wall",
+        device_ms=tuple(device_ms),
+        host_ms=tuple(host_ms),
+        first_call_ms=first_call_ms,
+        warmup=warmup,
+        repeat=repeat,
+        l2_flush=l2_flush,
+    )
+
+
+def _flush_buffer(device: torch.device) -> torch.Tensor:
+    size = CUDA_FLUSH_BYTES if device.type == "cuda" else CPU_FLUSH_BYTES
+    return torch.empty(size // 4, dtype=torch.int32, device=device)
+
+
+def _cuda_samples(fn, device, repeat, flush, label, progress):
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(repeat)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(repeat)]
+    host_ms = []
+    stream = torch.cuda.current_stream(device)
+    for i in range(repeat):
+        if flush is not None:
+            flush.zero_()  # outside the events: the flush is not part of the call
+        starts[i].record(stream)
+        t0 = time.perf_counter()
+        fn()
+        host_ms.append((time.perf_counter() - t0) * 1e3)
+        ends[i].record(stream)
+        progress(f"{label}: timing {i + 1}/{repeat}", i + 1, repeat)
+    torch.cuda.synchronize(device)
+    device_ms = [s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)]
+    return device_ms, host_ms
+
+
+def _host_samples(fn, repeat, flush, label, progress):
+    host_ms = []
+    for i in range(repeat):
+        if flush is not None:
+            flush.zero_()
+        t0 = time.perf_counter()
+        fn()
+        host_ms.append((time.perf_counter() - t0) * 1e3)
+        progress(f"{label}: timing {i + 1}/{repeat}", i + 1, repeat)
+    return host_ms

@@ -1,0 +1,121 @@
+"""The GPU worker program (`python -m runtime_lab.worker`): owns CUDA, runs one job at a time."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import sys
+import threading
+import time
+import traceback
+from multiprocessing.connection import Client
+from typing import Any
+
+AUTHKEY_ENV = "RUNTIME_LAB_AUTHKEY"
+PROGRESS_EVERY_S = 0.1
+MAX_ERROR_CHARS = 4000
+
+
+def _send(conn, message: dict[str, Any]) -> None:
+    # JSON, not pickle: nothing that crosses the pipe is ever executed
+    conn.send_bytes(json.dumps(message, default=str).encode())
+
+
+def _watch_parent(parent_pid: int) -> None:
+    """Exit when the server that started us is gone, so no orphan keeps holding GPU memory."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent_pid:
+            os._exit(0)
+
+
+class _Progress:
+    """Throttled progress messages: a timing loop may call this thousands of times a second."""
+
+    def __init__(self, conn, job_id: str):
+        self.conn, self.job_id, self.last = conn, job_id, 0.0
+
+    def __call__(self, stage: str, done: int | None = None, total: int | None = None) -> None:
+        now = time.monotonic()
+        if now - self.last < PROGRESS_EVERY_S and not (done is not None and done == total):
+            return
+        self.last = now
+        _send(self.conn, {"op": "progress", "job_id": self.job_id, "stage": stage, "done": done, "total": total})
+
+
+def _describe(exc: BaseException) -> tuple[str, bool]:
+    """A readable reason, and whether the CUDA context may be broken (then the worker restarts)."""
+    import torch
+
+    text = f"{type(exc).__name__}: {exc}".strip()
+    if isinstance(exc, torch.OutOfMemoryError):
+        return "out of memory: " + text[:MAX_ERROR_CHARS], False
+    broken = "CUDA error" in text or type(exc).__name__ == "AcceleratorError"
+    tail = "".join(traceback.format_exception(exc)[-3:])
+    return (text + "\n" + tail)[:MAX_ERROR_CHARS], broken
+
+
+def run_job(conn, job_id: str, spec_data: dict[str, Any]) -> bool:
+    """Run one job and send its outcome; returns False when the worker must restart."""
+    from runtime_lab.experiments import base
+    from runtime_lab.results import to_plain
+    from runtime_lab.spec import RunSpec, SpecError
+
+    started = time.time()
+    outcome: dict[str, Any] = {"op": "result", "job_id": job_id, "started_at": started}
+    keep_going = True
+    try:
+        spec = RunSpec.from_dict(spec_data)
+        device = base.resolve_device(spec)
+        module = base.load(spec.experiment)
+        base.check_fits(module.estimate_bytes(spec), device)
+        outcome["device"] = str(device)
+        result = module.run(spec, base.Context(device=device, progress=_Progress(conn, job_id)))
+        outcome.update(status="done", result=to_plain(result))
+    except (base.Refused, SpecError) as exc:
+        outcome.update(status="refused", error=str(exc))
+    except Exception as exc:  # a job's failure costs that job, never the worker loop
+        reason, broken = _describe(exc)
+        outcome.update(status="failed", error=reason)
+        keep_going = not broken
+    finally:
+        _release_memory()
+    outcome["finished_at"] = time.time()
+    _send(conn, outcome)
+    return keep_going
+
+
+def _release_memory() -> None:
+    import torch
+
+    gc.collect()
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.empty_cache()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Runtime Lab GPU worker (started by the server)")
+    parser.add_argument("--address", required=True, help="host:port of the server's listener")
+    args = parser.parse_args(argv)
+    host, port = args.address.rsplit(":", 1)
+    key = bytes.fromhex(os.environ.pop(AUTHKEY_ENV, ""))
+    conn = Client((host, int(port)), authkey=key)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    from runtime_lab.env import fingerprint
+
+    _send(conn, {"op": "hello", "pid": os.getpid(), "env": fingerprint()})
+    while True:
+        try:
+            message = json.loads(conn.recv_bytes())
+        except (EOFError, OSError):
+            return 0  # the server went away
+        if message.get("op") == "shutdown":
+            return 0
+        if message.get("op") == "run" and not run_job(conn, message["job_id"], message["spec"]):
+            return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())
