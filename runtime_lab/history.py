@@ -27,10 +27,21 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_experiment ON runs(experiment, device);
 """
-COLUMNS = (
-    "id job_id experiment device status label spec_json env_json result_json error "
-    "created_at started_at finished_at"
-).split()
+COLUMNS = [
+    "id",
+    "job_id",
+    "experiment",
+    "device",
+    "status",
+    "label",
+    "spec_json",
+    "env_json",
+    "result_json",
+    "error",
+    "created_at",
+    "started_at",
+    "finished_at",
+]
 LIST_COLUMNS = ("id", "experiment", "device", "status", "label", "created_at", "finished_at")
 
 
@@ -57,12 +68,16 @@ class History:
             self._init_schema()
         except sqlite3.DatabaseError as exc:
             if "locked" in str(exc):
-                raise HistoryError(f"history database {self.path} is locked by another process") from exc
+                raise HistoryError(
+                    f"history database {self.path} is locked by another process"
+                ) from exc
             aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
             self.path.replace(aside)
             for suffix in ("-wal", "-shm"):
                 Path(str(self.path) + suffix).unlink(missing_ok=True)
-            self.notice = f"history database was unreadable ({exc}); moved to {aside.name}, started a new one"
+            self.notice = (
+                f"history database was unreadable ({exc}); moved to {aside.name}, started a new one"
+            )
             self._init_schema()
 
     def _init_schema(self) -> None:
@@ -106,7 +121,9 @@ class History:
         sql = f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})"
         return self._run(sql, tuple(row[c] for c in names)).lastrowid
 
-    def list(self, experiment: str | None = None, device: str | None = None, limit: int = 500) -> list[dict]:
+    def list(
+        self, experiment: str | None = None, device: str | None = None, limit: int = 500
+    ) -> list[dict]:
         """Newest first, without the bulky JSON columns."""
         where, params = [], []
         if experiment:

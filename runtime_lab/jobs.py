@@ -47,11 +47,28 @@ class Job:
     def finished(self) -> bool:
         return self.state in FINISHED
 
+    def as_run(self) -> dict[str, Any]:
+        """The job in the shape of a history row (and of the CLI's JSON), so all draw alike."""
+        return {
+            "id": self.run_id,
+            "status": self.state,
+            "spec": self.spec.to_dict(),
+            "env": self.env,
+            "device": self.device,
+            "result": self.result,
+            "error": self.error,
+            "created_at": self.submitted_at,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+        }
+
 
 class JobManager:
     """Thread-safe queue + a dispatcher thread that owns the worker and records finished runs."""
 
-    def __init__(self, data_dir: str | Path | None = None, timeout_s: float | None = None, start: bool = True):
+    def __init__(
+        self, data_dir: str | Path | None = None, timeout_s: float | None = None, start: bool = True
+    ):
         self.data_dir = config.data_dir(data_dir)
         self.timeout_s = timeout_s or config.job_timeout_s()
         self.history_notice: str | None = None
@@ -70,7 +87,9 @@ class JobManager:
         self.restarts = 0
         self.env: dict[str, Any] = {}
         self._stopped = False
-        self._thread = threading.Thread(target=self._serve, name="runtime-lab-dispatch", daemon=True)
+        self._thread = threading.Thread(
+            target=self._serve, name="runtime-lab-dispatch", daemon=True
+        )
         if start:
             self._thread.start()
         atexit.register(self.close)
@@ -190,7 +209,7 @@ class JobManager:
                 )
             outcome = self._run(job_id)
             self._finish(job_id, **outcome, **self._record(job_id, outcome))
-            if self._worker is None:
+            if self._worker is None and not self._stopped:
                 self._ensure_worker()  # restart now, so the next job finds it ready
 
     def _run(self, job_id: str) -> dict[str, Any]:
@@ -204,7 +223,9 @@ class JobManager:
             worker.send({"op": "run", "job_id": job_id, "spec": self._jobs[job_id].spec.to_dict()})
             return self._pump(job_id, worker)
         except WorkerDied as exc:
-            return self._drop_worker("failed", f"{exc} while running this job; the worker was restarted")
+            return self._drop_worker(
+                "failed", f"{exc} while running this job; the worker was restarted"
+            )
         finally:
             if self.worker_state == "busy":
                 self.worker_state = "idle"
@@ -214,7 +235,9 @@ class JobManager:
         while True:
             if job_id in self._cancel:
                 self._cancel.discard(job_id)
-                return self._drop_worker("cancelled", "cancelled while running; the worker was restarted")
+                return self._drop_worker(
+                    "cancelled", "cancelled while running; the worker was restarted"
+                )
             if time.monotonic() > deadline:
                 error = f"timed out after {self.timeout_s:g} s; the worker was killed and restarted"
                 return self._drop_worker("failed", error)
@@ -222,7 +245,9 @@ class JobManager:
             if message is None:
                 continue
             if message.get("op") == "progress":
-                self._update(job_id, stage=message["stage"], done=message["done"], total=message["total"])
+                self._update(
+                    job_id, stage=message["stage"], done=message["done"], total=message["total"]
+                )
             elif message.get("op") == "result":
                 return {
                     "state": message["status"],

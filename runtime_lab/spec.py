@@ -97,7 +97,9 @@ def parse_shape(text: Any) -> tuple[int, ...]:
     for part in parts:
         if not re.fullmatch(r"[+]?\d{1,12}", part.strip()):
             shown = part if len(part) <= 20 else part[:20] + "…"
-            raise ValueError(f"dimension {shown!r} is not a positive integer; expected {SHAPE_HELP}")
+            raise ValueError(
+                f"dimension {shown!r} is not a positive integer; expected {SHAPE_HELP}"
+            )
         dims.append(int(part))
     if any(d <= 0 for d in dims):
         raise ValueError(f"has a dimension ≤ 0 ({dims}); expected {SHAPE_HELP}")
@@ -164,7 +166,9 @@ def build_spec(
     """Validate every field and return a RunSpec, or raise SpecError naming each bad field."""
     problems: dict[str, str] = {}
     if experiment not in EXPERIMENTS:
-        problems["experiment"] = f"{_show(experiment)} is unknown; allowed: {', '.join(EXPERIMENTS)}"
+        problems["experiment"] = (
+            f"{_show(experiment)} is unknown; allowed: {', '.join(EXPERIMENTS)}"
+        )
         raise SpecError(problems)
     info = EXPERIMENTS[experiment]
     try:
@@ -211,11 +215,17 @@ def check_against_env(spec: RunSpec, env: dict[str, Any] | None) -> dict[str, st
     gpus = env.get("gpus") or []
     if spec.device == "cuda" or spec.device.startswith("cuda:"):
         if not gpus:
-            return {"device": f"{spec.device!r} needs CUDA, but this machine has no GPU; use cpu or auto"}
+            return {
+                "device": f"{spec.device!r} needs CUDA, but this machine has no GPU; use cpu or auto"
+            }
         index = int(spec.device.split(":")[1]) if ":" in spec.device else 0
         if index >= len(gpus):
             allowed = ", ".join(f"cuda:{i}" for i in range(len(gpus)))
-            return {"device": f"{spec.device!r}: this machine has {len(gpus)} GPU(s); allowed: {allowed}"}
+            return {
+                "device": f"{spec.device!r}: this machine has {len(gpus)} GPU(s); allowed: {allowed}"
+            }
         if spec.dtype == "bfloat16" and not gpus[index].get("bf16_supported", True):
-            return {"dtype": f"bfloat16 is not supported on {gpus[index].get('name')}; use float16 or float32"}
+            return {
+                "dtype": f"bfloat16 is not supported on {gpus[index].get('name')}; use float16 or float32"
+            }
     return {}

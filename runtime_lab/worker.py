@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 import traceback
+from multiprocessing import AuthenticationError
 from multiprocessing.connection import Client
 from typing import Any
 
@@ -42,7 +43,10 @@ class _Progress:
         if now - self.last < PROGRESS_EVERY_S and not (done is not None and done == total):
             return
         self.last = now
-        _send(self.conn, {"op": "progress", "job_id": self.job_id, "stage": stage, "done": done, "total": total})
+        _send(
+            self.conn,
+            {"op": "progress", "job_id": self.job_id, "stage": stage, "done": done, "total": total},
+        )
 
 
 def _describe(exc: BaseException) -> tuple[str, bool]:
@@ -101,11 +105,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     host, port = args.address.rsplit(":", 1)
     key = bytes.fromhex(os.environ.pop(AUTHKEY_ENV, ""))
-    conn = Client((host, int(port)), authkey=key)
+    try:
+        conn = Client((host, int(port)), authkey=key)
+    except (OSError, EOFError, AuthenticationError):
+        return 0  # the server gave up on us (closed or restarted) before we were up
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     from runtime_lab.env import fingerprint
 
-    _send(conn, {"op": "hello", "pid": os.getpid(), "env": fingerprint()})
+    try:
+        _send(conn, {"op": "hello", "pid": os.getpid(), "env": fingerprint()})
+    except OSError:
+        return 0
     while True:
         try:
             message = json.loads(conn.recv_bytes())

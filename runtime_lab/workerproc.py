@@ -88,7 +88,9 @@ class WorkerProcess:
         if "conn" not in box:
             code = self.proc.poll()
             self.kill()
-            raise WorkerDied(f"worker did not start: {describe_exit(code) if code is not None else 'timed out'}")
+            raise WorkerDied(
+                f"worker did not start: {describe_exit(code) if code is not None else 'timed out'}"
+            )
         return box["conn"]
 
     def send(self, message: dict[str, Any]) -> None:

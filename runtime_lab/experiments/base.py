@@ -42,12 +42,16 @@ def resolve_device(spec: RunSpec) -> torch.device:
     if spec.device == "cpu":
         return torch.device("cpu")
     if not torch.cuda.is_available():
-        raise Refused(f"device {spec.device!r} needs CUDA, but this machine has no GPU; use cpu or auto")
+        raise Refused(
+            f"device {spec.device!r} needs CUDA, but this machine has no GPU; use cpu or auto"
+        )
     index = int(spec.device.split(":")[1]) if ":" in spec.device else 0
     count = torch.cuda.device_count()
     if index >= count:
         allowed = ", ".join(f"cuda:{i}" for i in range(count))
-        raise Refused(f"device {spec.device!r}: this machine has {count} GPU(s); allowed: {allowed}")
+        raise Refused(
+            f"device {spec.device!r}: this machine has {count} GPU(s); allowed: {allowed}"
+        )
     if spec.dtype == "bfloat16" and not torch.cuda.is_bf16_supported():
         raise Refused(f"bfloat16 is not supported on {torch.cuda.get_device_name(index)}")
     return torch.device(f"cuda:{index}")

@@ -42,4 +42,6 @@ def run(spec: RunSpec, ctx: Context) -> SelftestResult:
     elif behaviour == "oom":
         free = torch.cuda.mem_get_info(ctx.device)[0] if ctx.device.type == "cuda" else 2**50
         torch.empty(int(free * 2), dtype=torch.uint8, device=ctx.device)
-    return SelftestResult(behaviour=behaviour, slept_s=seconds if behaviour == "sleep" else 0.0, pid=os.getpid())
+    return SelftestResult(
+        behaviour=behaviour, slept_s=seconds if behaviour == "sleep" else 0.0, pid=os.getpid()
+    )

@@ -25,7 +25,9 @@ STEPS = (
 )
 
 
-def operand_shapes(shape: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+def operand_shapes(
+    shape: tuple[int, ...],
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """x has the spec's shape; y swaps its last two dims so x @ y is defined (1-D: a dot)."""
     if len(shape) == 1:
         return shape, shape, ()

@@ -1,0 +1,7 @@
+"""`python -m runtime_lab`: the command line."""
+
+import sys
+
+from runtime_lab.cli import main
+
+sys.exit(main())

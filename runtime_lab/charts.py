@@ -1,0 +1,78 @@
+"""Tidy DataFrames → Altair charts (typed encodings, tooltips, layered marks). No torch here."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+CLOCK_COLORS = alt.Scale(domain=["device", "host"], range=["#4c78a8", "#f58518"])
+
+
+def timing_chart(samples: pd.DataFrame, summary: pd.DataFrame) -> alt.LayerChart:
+    """Per-call times per label: every sample as a tick, the median as a bold mark, IQR as a bar."""
+    # device and host times differ by orders of magnitude (issuing vs running): log axis
+    y = alt.Y("label:N", title=None)
+    offset = alt.YOffset("clock:N")
+    x_scale = alt.Scale(type="log", zero=False)
+    ticks = (
+        alt.Chart(samples)
+        .mark_tick(opacity=0.45, thickness=1.5)
+        .encode(
+            x=alt.X("time_ms:Q", title="time per call (ms, log)", scale=x_scale),
+            y=y,
+            yOffset=offset,
+            color=alt.Color("clock:N", scale=CLOCK_COLORS, title="clock"),
+            tooltip=[
+                alt.Tooltip("label:N"),
+                alt.Tooltip("clock:N"),
+                alt.Tooltip("sample:Q", title="call #"),
+                alt.Tooltip("time_ms:Q", format=".4f"),
+            ],
+        )
+    )
+    iqr = (
+        alt.Chart(summary)
+        .mark_bar(height=6, opacity=0.35)
+        .encode(
+            x=alt.X("q1_ms:Q", scale=x_scale),
+            x2="q3_ms:Q",
+            y=y,
+            yOffset=offset,
+            color=alt.Color("clock:N", scale=CLOCK_COLORS),
+        )
+    )
+    median = (
+        alt.Chart(summary)
+        .mark_point(shape="diamond", size=120, filled=True, color="black")
+        .encode(
+            x=alt.X("median_ms:Q", scale=x_scale),
+            y=y,
+            yOffset=offset,
+            tooltip=[
+                alt.Tooltip("label:N"),
+                alt.Tooltip("clock:N"),
+                alt.Tooltip("median_ms:Q", format=".4f", title="median (ms)"),
+                alt.Tooltip("iqr_ms:Q", format=".4f", title="IQR (ms)"),
+                alt.Tooltip("count:Q", title="samples"),
+                alt.Tooltip("noisy:N", title="noisy (IQR > 10 %)"),
+                alt.Tooltip(
+                    "first_call_ms:Q", format=".3f", title="first call (ms, not in samples)"
+                ),
+            ],
+        )
+    )
+    return alt.layer(ticks, iqr, median).properties(height=alt.Step(28))
+
+
+def steps_chart(steps: pd.DataFrame) -> alt.LayerChart:
+    """The happens-before chain: one lane per stream, steps left to right in issue order."""
+    base = alt.Chart(steps).encode(
+        x=alt.X("order:O", title="issue order"),
+        y=alt.Y("lane:N", title="stream", sort=["default", "side", "cpu"]),
+    )
+    points = base.mark_circle(size=260).encode(
+        color=alt.Color("lane:N", title="stream"),
+        tooltip=[alt.Tooltip("order:O"), alt.Tooltip("lane:N"), alt.Tooltip("action:N")],
+    )
+    labels = base.mark_text(dy=-18, fontSize=11).encode(text="action:N")
+    return alt.layer(points, labels).properties(height=160)

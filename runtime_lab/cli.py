@@ -1,0 +1,160 @@
+"""Command line: `python -m runtime_lab run <experiment> ...`, `env`, `history`, on the pages' path."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from runtime_lab import __version__, report
+from runtime_lab.catalog import EXPERIMENTS
+from runtime_lab.spec import DTYPES, SpecError, build_spec
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> None:
+        print(f"runtime_lab: error: {message} (see --help)", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m runtime_lab", description="Runtime Lab from the command line.")
+    parser.add_argument("--version", action="version", version=__version__)
+    parser.add_argument(
+        "--data-dir", help="where history and compile caches live (default .runtime_lab)"
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands.add_parser("env", help="print this machine's environment fingerprint as JSON")
+    hist = commands.add_parser("history", help="list recorded runs, newest first")
+    hist.add_argument("--experiment")
+    hist.add_argument("--limit", type=int, default=20)
+    run = commands.add_parser("run", help="run one experiment in the worker and print its result")
+    experiments = run.add_subparsers(dest="experiment", required=True, parser_class=_Parser)
+    for info in EXPERIMENTS.values():
+        sub = experiments.add_parser(info.name, help=info.summary, description=info.summary)
+        _common_args(sub, info.default_shape)
+        for name, option in info.options.items():
+            allowed = f" ({', '.join(option.choices)})" if option.choices else ""
+            sub.add_argument(
+                f"--{name.replace('_', '-')}", dest=f"opt_{name}", help=option.help + allowed
+            )
+    return parser
+
+
+def _common_args(sub: argparse.ArgumentParser, default_shape: str) -> None:
+    # numbers stay strings here so RunSpec validation gives every field the same message style
+    sub.add_argument(
+        "--shape", default=default_shape, help="1 to 4 dims: 4096x4096, 4096,4096 or '4096 4096'"
+    )
+    sub.add_argument("--dtype", default="float32", help=f"one of {', '.join(DTYPES)}")
+    sub.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
+    sub.add_argument("--warmup", default="10", help="warm-up calls before timing (0 to 1000)")
+    sub.add_argument("--repeat", default="50", help="timed calls (1 to 10000)")
+    sub.add_argument(
+        "--no-l2-flush", action="store_true", help="don't flush the L2 cache between calls"
+    )
+    sub.add_argument("--seed", default="0", help="random seed for the inputs")
+    sub.add_argument("--timeout", type=float, help="seconds before the job is killed (default 600)")
+    sub.add_argument(
+        "--json", metavar="PATH", help="write the run as JSON to PATH ('-' for stdout)"
+    )
+
+
+def _spec_from(args: argparse.Namespace):
+    options = {
+        key[4:]: value
+        for key, value in vars(args).items()
+        if key.startswith("opt_") and value is not None
+    }
+    return build_spec(
+        args.experiment,
+        args.shape,
+        dtype=args.dtype,
+        device=args.device,
+        warmup=args.warmup,
+        repeat=args.repeat,
+        l2_flush=not args.no_l2_flush,
+        seed=args.seed,
+        options=options,
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    from runtime_lab.jobs import JobManager
+
+    try:
+        spec = _spec_from(args)
+    except SpecError as exc:
+        print(f"runtime_lab: invalid input: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    jobs = JobManager(data_dir=args.data_dir, timeout_s=args.timeout)
+    try:
+        job_id = jobs.submit(spec)
+        job = _wait_with_progress(jobs, job_id)
+    finally:
+        jobs.close()
+    if job.state == "refused":
+        print(f"runtime_lab: refused: {job.error}", file=sys.stderr)
+        return EXIT_USAGE
+    document = job.as_run()
+    if args.json:
+        text = json.dumps(document, indent=2, default=str)
+        if args.json == "-":
+            print(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+    rep = report.build(document)
+    print(rep.headline + (f" (run #{job.run_id})" if job.run_id else ""))
+    for metric in rep.metrics:
+        print(f"  {metric.label}: {metric.value}")
+    for note in rep.notes:
+        print(f"  {note}")
+    return EXIT_OK if job.state == "done" else EXIT_FAILED
+
+
+def _wait_with_progress(jobs, job_id: str):
+    last = ""
+    while True:
+        job = jobs.wait(job_id, timeout_s=1.0)
+        line = f"[{job.state}] {job.stage}".rstrip()
+        if line != last and not job.finished:
+            print(line, file=sys.stderr, flush=True)
+            last = line
+        if job.finished:
+            return job
+        time.sleep(0.2)
+
+
+def _history(args: argparse.Namespace) -> int:
+    from runtime_lab import config
+    from runtime_lab.history import History, HistoryError
+
+    try:
+        rows = History(config.data_dir(args.data_dir) / "history.sqlite3").list(
+            args.experiment, limit=args.limit
+        )
+    except HistoryError as exc:
+        print(f"runtime_lab: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    for row in rows:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row["created_at"]))
+        print(f"#{row['id']:<5} {stamp}  {row['status']:<9} {row['label']}")
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "env":
+        from runtime_lab.env import fingerprint
+
+        print(json.dumps(fingerprint(), indent=2))
+        return EXIT_OK
+    if args.command == "history":
+        return _history(args)
+    return _run(args)

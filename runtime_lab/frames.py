@@ -1,0 +1,106 @@
+"""Typed results → tidy (long-form) DataFrames, one row per observation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+from runtime_lab.results import Timing, stats
+
+GIB = 2**30
+
+
+def timing_samples(timings: Iterable[Timing]) -> pd.DataFrame:
+    """One row per sample: label, which clock, sample index, time_ms."""
+    rows = []
+    for t in timings:
+        for kind, samples in (("device", t.device_ms), ("host", t.host_ms)):
+            rows += [
+                {"label": t.label, "clock": kind, "sample": i, "time_ms": v}
+                for i, v in enumerate(samples)
+            ]
+    return pd.DataFrame(rows, columns=["label", "clock", "sample", "time_ms"])
+
+
+def timing_summary(timings: Iterable[Timing]) -> pd.DataFrame:
+    """Per label and clock: median, quartiles, IQR, count, noisy flag, and the first call apart."""
+    rows = []
+    for t in timings:
+        for kind, samples in (("device", t.device_ms), ("host", t.host_ms)):
+            s = stats(samples)
+            if s is None:
+                continue
+            rows.append(
+                {
+                    "label": t.label,
+                    "clock": kind,
+                    "median_ms": s.median,
+                    "q1_ms": s.q1,
+                    "q3_ms": s.q3,
+                    "iqr_ms": s.iqr,
+                    "min_ms": s.minimum,
+                    "max_ms": s.maximum,
+                    "count": s.count,
+                    "noisy": s.noisy,
+                    "first_call_ms": t.first_call_ms,
+                    "warmup": t.warmup,
+                    "repeat": t.repeat,
+                    "l2_flush": t.l2_flush,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def steps_frame(steps: Iterable[str]) -> pd.DataFrame:
+    """'lane: action' strings → order, lane, action (the happens-before chain drawn as lanes)."""
+    rows = []
+    for order, step in enumerate(steps, start=1):
+        lane, _, action = step.partition(": ")
+        rows.append({"order": order, "lane": lane, "action": action or lane})
+    return pd.DataFrame(rows, columns=["order", "lane", "action"])
+
+
+def _fmt_bytes(value: Any) -> str | None:
+    return f"{value / GIB:.1f} GiB" if isinstance(value, (int, float)) else None
+
+
+def environment_frame(env: dict[str, Any] | None) -> pd.DataFrame:
+    """The environment fingerprint as field/value rows (first GPU expanded)."""
+    env = env or {}
+    gpus = env.get("gpus") or []
+    gpu = gpus[0] if gpus else {}
+    rows = [
+        ("GPU", f"{gpu.get('name')} ×{len(gpus)}" if gpu else "none (CPU only)"),
+        ("compute capability", gpu.get("compute_capability")),
+        ("SMs", gpu.get("sm_count")),
+        ("GPU memory", _fmt_bytes(gpu.get("memory_bytes"))),
+        ("driver", env.get("driver")),
+        ("CUDA runtime", env.get("cuda_runtime")),
+        ("torch", env.get("torch")),
+        ("triton", env.get("triton")),
+        ("python", env.get("python")),
+        ("host CPU", env.get("host_cpu")),
+        ("host cores", env.get("host_cores")),
+        ("host RAM", _fmt_bytes(env.get("host_ram_bytes"))),
+    ]
+    return pd.DataFrame(
+        [(k, "—" if v is None else str(v)) for k, v in rows], columns=["field", "value"]
+    )
+
+
+def spec_frame(spec: dict[str, Any]) -> pd.DataFrame:
+    """The run's inputs as field/value rows (shape, dtype, device, mode options, counts)."""
+    rows = [
+        ("experiment", spec.get("experiment")),
+        ("shape", "x".join(str(d) for d in spec.get("shape", []))),
+        ("dtype", spec.get("dtype")),
+        ("device (asked)", spec.get("device")),
+        ("warm-up calls", spec.get("warmup")),
+        ("timed calls", spec.get("repeat")),
+        ("L2 flush", spec.get("l2_flush")),
+        ("seed", spec.get("seed")),
+    ]
+    rows += [(f"option {k}", v) for k, v in (spec.get("options") or {}).items()]
+    return pd.DataFrame([(k, str(v)) for k, v in rows], columns=["field", "value"])

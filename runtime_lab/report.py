@@ -1,0 +1,152 @@
+"""A finished run → what a page shows: headline, metrics, charts, tables, notes, downloads."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from runtime_lab import charts, frames
+from runtime_lab.results import StreamsResult, result_from_record, stats
+
+
+@dataclass(frozen=True)
+class Metric:
+    label: str
+    value: str
+    help: str | None = None
+
+
+@dataclass(frozen=True)
+class Report:
+    headline: str
+    ok: bool
+    metrics: tuple[Metric, ...] = ()
+    charts: tuple[tuple[str, alt.TopLevelMixin], ...] = ()
+    tables: tuple[tuple[str, pd.DataFrame], ...] = ()
+    notes: tuple[str, ...] = ()
+    downloads: tuple[tuple[str, str, bytes, str], ...] = field(default_factory=tuple)
+
+
+def fmt_ms(value: float) -> str:
+    """Milliseconds with a unit that keeps three significant digits readable."""
+    if value < 1e-3:
+        return f"{value * 1e6:.0f} ns"
+    if value < 1:
+        return f"{value * 1e3:.1f} µs"
+    return f"{value:.3f} ms"
+
+
+def run_json(run: dict[str, Any]) -> bytes:
+    keys = (
+        "id",
+        "status",
+        "spec",
+        "env",
+        "device",
+        "result",
+        "error",
+        "created_at",
+        "started_at",
+        "finished_at",
+    )
+    return json.dumps({k: run.get(k) for k in keys}, indent=2, default=str).encode()
+
+
+def _streams(run: dict[str, Any], result: StreamsResult) -> Report:
+    spec = run["spec"]
+    metrics = [
+        Metric(
+            "max |side − reference|",
+            f"{result.max_abs_diff:.3e}",
+            "largest elementwise difference between the event-ordered side-stream result and "
+            "x @ y on the default stream",
+        ),
+        Metric(
+            "tolerance",
+            "pass" if result.tolerance_passed else "FAIL",
+            f"rtol={result.rtol:g}, atol={result.atol:g} for {spec['dtype']}",
+        ),
+    ]
+    for timing in result.timings:
+        s = stats(timing.primary_ms)
+        clock = "device" if timing.device_ms else "host wall"
+        noisy = " (noisy)" if s.noisy else ""
+        metrics.append(
+            Metric(
+                f"{timing.label}, median",
+                fmt_ms(s.median) + noisy,
+                f"{clock} time per call; IQR {fmt_ms(s.iqr)} over {s.count} calls after "
+                f"{timing.warmup} warm-up; first call {fmt_ms(timing.first_call_ms)} (not in samples)",
+            )
+        )
+    samples = frames.timing_samples(result.timings)
+    summary = frames.timing_summary(result.timings)
+    chart_list: list[tuple[str, alt.TopLevelMixin]] = [
+        (
+            "Happens-before: what each stream does, in issue order",
+            charts.steps_chart(frames.steps_frame(result.steps)),
+        )
+    ]
+    if not samples.empty:
+        chart_list.append(
+            (
+                "Time per call (every sample; ◆ median, bar = IQR)",
+                charts.timing_chart(samples, summary),
+            )
+        )
+    downloads = [
+        ("Run JSON", f"run-{run.get('id', 'latest')}.json", run_json(run), "application/json")
+    ]
+    if not samples.empty:
+        downloads.append(
+            ("Samples CSV", "samples.csv", samples.to_csv(index=False).encode(), "text/csv")
+        )
+    return Report(
+        headline=f"streams {result.device}: max_abs_diff {result.max_abs_diff:.3e}",
+        ok=result.tolerance_passed,
+        metrics=tuple(metrics),
+        charts=tuple(chart_list),
+        tables=(("Timing summary", summary),) if not summary.empty else (),
+        notes=(result.note,),
+        downloads=tuple(downloads),
+    )
+
+
+def _selftest(run: dict[str, Any], result: Any) -> Report:
+    return Report(
+        headline=f"selftest {result.behaviour}: ok",
+        ok=True,
+        metrics=(Metric("worker pid", str(result.pid)), Metric("slept", f"{result.slept_s:g} s")),
+    )
+
+
+BUILDERS: dict[str, Callable[[dict[str, Any], Any], Report]] = {
+    "streams": _streams,
+    "selftest": _selftest,
+}
+
+
+def build(run: dict[str, Any]) -> Report:
+    """The report for a run dict (keys spec, env, status, result, error, …)."""
+    experiment = run["spec"]["experiment"]
+    if run.get("status") != "done":
+        return Report(
+            headline=f"{experiment}: {run.get('status')}",
+            ok=False,
+            notes=(run.get("error") or "no reason recorded",),
+            downloads=(
+                (
+                    "Run JSON",
+                    f"run-{run.get('id', 'latest')}.json",
+                    run_json(run),
+                    "application/json",
+                ),
+            ),
+        )
+    result = result_from_record(experiment, run.get("result"))
+    return BUILDERS[experiment](run, result)

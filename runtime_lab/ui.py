@@ -1,0 +1,190 @@
+"""The lab's one Streamlit helper module: sidebar, spec form, job polling, drawing a report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from runtime_lab import frames, report
+from runtime_lab.catalog import EXPERIMENTS
+from runtime_lab.history import HistoryError
+from runtime_lab.jobs import JobManager
+from runtime_lab.spec import (
+    DTYPES,
+    REPEAT_RANGE,
+    WARMUP_RANGE,
+    SpecError,
+    build_spec,
+    check_against_env,
+)
+
+POLL_S = 0.5
+STATE_ICONS = {
+    "queued": "⏳",
+    "running": "⚙️",
+    "done": "✅",
+    "failed": "❌",
+    "cancelled": "🚫",
+    "refused": "⛔",
+}
+
+
+@st.cache_resource(show_spinner="Starting the GPU worker…", on_release=lambda m: m.close())
+def manager() -> JobManager:
+    """One job manager (and so one worker process) per server, shared by every session."""
+    return JobManager()
+
+
+def sidebar(jobs: JobManager) -> None:
+    status = jobs.status()
+    env = jobs.env
+    with st.sidebar:
+        gpus = env.get("gpus") or []
+        if gpus:
+            st.markdown(f"**Device:** {gpus[0]['name']} ×{len(gpus)}")
+        elif env:
+            st.markdown("**Device:** CPU only. Streams, events and CUDA graphs need a GPU.")
+        else:
+            st.markdown("**Device:** waiting for the worker…")
+        icon = {"idle": "🟢", "busy": "🟠", "starting": "🟡", "restarting": "🟡"}.get(
+            status["worker_state"], "🔴"
+        )
+        st.markdown(
+            f"**Worker:** {icon} {status['worker_state']} (pid {status['worker_pid'] or '—'}) · "
+            f"queue {status['queued']} · restarts {status['restarts']}"
+        )
+        if status["running"]:
+            st.caption(f"running: {status['running']}")
+        if status["worker_error"]:
+            st.error(status["worker_error"])
+        if jobs.history_notice:
+            st.warning(jobs.history_notice)
+        if env:
+            with st.expander("Environment"):
+                st.dataframe(frames.environment_frame(env), hide_index=True)
+
+
+def spec_form(experiment: str, env: dict[str, Any]):
+    """The common inputs plus the experiment's own options; returns a valid RunSpec or None."""
+    info = EXPERIMENTS[experiment]
+    with st.form(f"form-{experiment}"):
+        cols = st.columns(3)
+        shape = cols[0].text_input(
+            "Shape", info.default_shape, help="1 to 4 dims: 4096x4096, 4096,4096 or 4096 4096"
+        )
+        dtype = cols[1].selectbox("dtype", DTYPES)
+        devices = ["auto", "cpu"] + [f"cuda:{g['index']}" for g in env.get("gpus") or []]
+        device = cols[2].selectbox("Device", devices)
+        cols = st.columns(3)
+        warmup = cols[0].number_input("Warm-up calls", *WARMUP_RANGE, value=10)
+        repeat = cols[1].number_input("Timed calls", *REPEAT_RANGE, value=50)
+        l2_flush = cols[2].checkbox("Flush L2 between calls", value=True)
+        options = {name: _option_input(name, o) for name, o in info.options.items()}
+        submitted = st.form_submit_button("Run", type="primary")
+    if not submitted:
+        return None
+    try:
+        spec = build_spec(
+            experiment, shape, dtype, device, warmup, repeat, l2_flush, options=options
+        )
+    except SpecError as exc:
+        for name, problem in exc.problems.items():
+            st.error(f"**{name}**: {problem}")
+        return None
+    problems = check_against_env(spec, env)
+    for name, problem in problems.items():
+        st.error(f"**{name}**: {problem}")
+    return None if problems else spec
+
+
+def _option_input(name: str, option) -> Any:
+    if option.choices:
+        return st.selectbox(
+            name, option.choices, index=option.choices.index(option.default), help=option.help
+        )
+    if option.kind == "bool":
+        return st.checkbox(name, value=bool(option.default), help=option.help)
+    return st.number_input(
+        name, option.low, option.high, value=int(option.default), help=option.help
+    )
+
+
+def run_panel(jobs: JobManager, experiment: str, spec) -> None:
+    """Submit (if asked), poll the session's job without blocking, and draw it when finished."""
+    key = f"job:{experiment}"
+    if spec is not None:
+        st.session_state[key] = jobs.submit(spec)
+    job_id = st.session_state.get(key)
+    job = jobs.get(job_id) if job_id else None
+    if job is None:
+        st.info("Choose a shape, dtype and device, then press **Run**.")
+        return
+    if not job.finished:
+        _poll(jobs, job_id)
+        return
+    if job.state == "refused":
+        st.error(f"Not run: {job.error}")
+        return
+    if job.history_error:
+        st.warning(f"Shown, but not saved to history: {job.history_error}")
+    draw(job.as_run())
+
+
+def _poll(jobs: JobManager, job_id: str) -> None:
+    @st.fragment(run_every=POLL_S)
+    def progress() -> None:
+        job = jobs.get(job_id)
+        if job.finished:
+            st.rerun()  # the whole page, so the result is drawn in the main body
+        label = f"{STATE_ICONS[job.state]} {job.spec.label}: {job.state}"
+        with st.status(label, expanded=True, state="running"):
+            if job.state == "queued":
+                st.write(f"Position {job.position} in the queue (one job uses the GPU at a time).")
+            else:
+                st.write(job.stage or "starting")
+                if job.total:
+                    st.progress(min(1.0, (job.done or 0) / job.total), text=job.stage)
+        if st.button("Cancel", key=f"cancel-{job_id}"):
+            jobs.cancel(job_id)
+
+    progress()
+
+
+def draw(run: dict[str, Any]) -> None:
+    """Draw a run's report: headline, metrics, charts, tables, provenance, downloads."""
+    rep = report.build(run)
+    saved = f" · run #{run['id']}" if run.get("id") else ""
+    if run["status"] == "done":
+        (st.success if rep.ok else st.error)(rep.headline + saved)
+    else:
+        st.error(f"{rep.headline}{saved}")
+    if rep.metrics:
+        for col, metric in zip(st.columns(min(4, len(rep.metrics))) * 4, rep.metrics, strict=False):
+            col.metric(metric.label, metric.value, help=metric.help)
+    for note in rep.notes:
+        st.caption(note)
+    for title, chart in rep.charts:
+        st.markdown(f"**{title}**")
+        st.altair_chart(chart, width="stretch")
+    for title, table in rep.tables:
+        st.markdown(f"**{title}**")
+        st.dataframe(table, hide_index=True)
+    with st.expander("Provenance: inputs and environment"):
+        left, right = st.columns(2)
+        left.dataframe(frames.spec_frame(run["spec"]), hide_index=True)
+        right.dataframe(frames.environment_frame(run.get("env")), hide_index=True)
+    cols = st.columns(max(1, len(rep.downloads)))
+    for col, (label, name, data, mime) in zip(cols, rep.downloads, strict=False):
+        col.download_button(
+            label, data, file_name=name, mime=mime, key=f"dl-{run.get('id')}-{name}"
+        )
+
+
+def history_call(fn, *args, **kwargs):
+    """Run a history operation; on a locked or unreadable database say so and return None."""
+    try:
+        return fn(*args, **kwargs)
+    except HistoryError as exc:
+        st.error(f"History unavailable: {exc}")
+        return None
