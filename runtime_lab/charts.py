@@ -5,23 +5,32 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-CLOCK_COLORS = alt.Scale(domain=["device", "host"], range=["#4c78a8", "#f58518"])
+CLOCK_RANGE = {"device": "#4c78a8", "host": "#f58518"}
+
+
+def _clock_scale(samples: pd.DataFrame) -> alt.Scale:
+    """Only the clocks present in the data appear in the legend."""
+    present = [c for c in CLOCK_RANGE if c in set(samples["clock"])]
+    return alt.Scale(domain=present, range=[CLOCK_RANGE[c] for c in present])
 
 
 def timing_chart(samples: pd.DataFrame, summary: pd.DataFrame) -> alt.LayerChart:
     """Per-call times per label: every sample as a tick, the median as a bold mark, IQR as a bar."""
-    # device and host times differ by orders of magnitude (issuing vs running): log axis
+    # device and host times differ by orders of magnitude (issuing vs running): log axis then
+    both_clocks = samples["clock"].nunique() > 1
     y = alt.Y("label:N", title=None)
     offset = alt.YOffset("clock:N")
-    x_scale = alt.Scale(type="log", zero=False)
+    x_scale = alt.Scale(type="log") if both_clocks else alt.Scale(zero=False, nice=False)
+    colors = _clock_scale(samples)
+    x_title = "time per call (ms, log)" if both_clocks else "time per call (ms)"
     ticks = (
         alt.Chart(samples)
         .mark_tick(opacity=0.45, thickness=1.5)
         .encode(
-            x=alt.X("time_ms:Q", title="time per call (ms, log)", scale=x_scale),
+            x=alt.X("time_ms:Q", title=x_title, scale=x_scale),
             y=y,
             yOffset=offset,
-            color=alt.Color("clock:N", scale=CLOCK_COLORS, title="clock"),
+            color=alt.Color("clock:N", scale=colors, title="clock"),
             tooltip=[
                 alt.Tooltip("label:N"),
                 alt.Tooltip("clock:N"),
@@ -38,7 +47,7 @@ def timing_chart(samples: pd.DataFrame, summary: pd.DataFrame) -> alt.LayerChart
             x2="q3_ms:Q",
             y=y,
             yOffset=offset,
-            color=alt.Color("clock:N", scale=CLOCK_COLORS),
+            color=alt.Color("clock:N", scale=colors),
         )
     )
     median = (
@@ -67,11 +76,11 @@ def timing_chart(samples: pd.DataFrame, summary: pd.DataFrame) -> alt.LayerChart
 def steps_chart(steps: pd.DataFrame) -> alt.LayerChart:
     """The happens-before chain: one lane per stream, steps left to right in issue order."""
     base = alt.Chart(steps).encode(
-        x=alt.X("order:O", title="issue order"),
-        y=alt.Y("lane:N", title="stream", sort=["default", "side", "cpu"]),
+        x=alt.X("order:O", title="issue order", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("lane:N", title="stream", sort=["default", "side"]),
     )
     points = base.mark_circle(size=260).encode(
-        color=alt.Color("lane:N", title="stream"),
+        color=alt.Color("lane:N", legend=None),
         tooltip=[alt.Tooltip("order:O"), alt.Tooltip("lane:N"), alt.Tooltip("action:N")],
     )
     labels = base.mark_text(dy=-18, fontSize=11).encode(text="action:N")

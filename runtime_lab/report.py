@@ -86,12 +86,10 @@ def _streams(run: dict[str, Any], result: StreamsResult) -> Report:
         )
     samples = frames.timing_samples(result.timings)
     summary = frames.timing_summary(result.timings)
-    chart_list: list[tuple[str, alt.TopLevelMixin]] = [
-        (
-            "Happens-before: what each stream does, in issue order",
-            charts.steps_chart(frames.steps_frame(result.steps)),
-        )
-    ]
+    chart_list: list[tuple[str, alt.TopLevelMixin]] = []
+    if result.streams_supported:  # on CPU there are no streams: no chain to draw
+        steps = charts.steps_chart(frames.steps_frame(result.steps))
+        chart_list.append(("Happens-before: what each stream does, in issue order", steps))
     if not samples.empty:
         chart_list.append(
             (

@@ -174,7 +174,7 @@ def draw(run: dict[str, Any]) -> None:
         left, right = st.columns(2)
         left.dataframe(frames.spec_frame(run["spec"]), hide_index=True)
         right.dataframe(frames.environment_frame(run.get("env")), hide_index=True)
-    cols = st.columns(max(1, len(rep.downloads)))
+    cols = st.columns(6)  # buttons side by side at the left, not spread over the page
     for col, (label, name, data, mime) in zip(cols, rep.downloads, strict=False):
         col.download_button(
             label, data, file_name=name, mime=mime, key=f"dl-{run.get('id')}-{name}"

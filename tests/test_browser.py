@@ -1,0 +1,140 @@
+"""End-to-end: a real Streamlit server driven by headless Chromium through Playwright."""
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+REPO = Path(__file__).resolve().parents[1]
+RUN_TIMEOUT_MS = 90_000
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is not installed", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.read().decode().strip() == "ok"
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The app served on a free port with its own data dir; yields the base URL."""
+    port = _free_port()
+    env = {**os.environ, "RUNTIME_LAB_DATA_DIR": str(tmp_path_factory.mktemp("lab-data"))}
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
+    command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    with open(log, "wb") as out:
+        # Own session, so teardown can kill the server and its worker as one process group.
+        proc = subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not _healthy(url):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"server did not come up:\n{log.read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # anything left in the group, e.g. the worker
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()
+
+
+def wait_idle(page):
+    """Wait until Streamlit's 'running' indicator is gone."""
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+
+
+def open_page(page, url, title):
+    page.goto(url)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
+    wait_idle(page)
+
+
+def choose(page, label, option):
+    """Streamlit selectboxes are comboboxes: open the list, then click the option."""
+    page.get_by_test_id("stSelectbox").filter(has_text=label).get_by_role("combobox").click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def test_streams_run_on_cpu(server, page):
+    open_page(page, server, "Streams & events")
+    page.get_by_test_id("stTextInput").filter(has_text="Shape").locator("input").fill("128x128")
+    choose(page, "Device", "cpu")
+    page.get_by_role("button", name="Run", exact=True).click()
+
+    success = page.get_by_test_id("stAlertContentSuccess").filter(has_text="max_abs_diff")
+    expect(success).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    wait_idle(page)
+    charts = page.get_by_test_id("stVegaLiteChart")
+    expect(charts.first.locator("canvas, svg").first).to_be_visible()
+    tolerance = page.get_by_test_id("stMetric").filter(has_text="tolerance")
+    expect(tolerance.get_by_test_id("stMetricValue")).to_have_text("pass")
+
+
+def test_history_lists_the_run(server, page):
+    open_page(page, server, "History")
+    main = page.get_by_test_id("stMain")  # the sidebar has its own (collapsed) dataframe
+    expect(main.get_by_test_id("stDataFrame").first).to_be_visible()
+    # The grid is a canvas; the selectbox names each run in text (its combobox input's value).
+    opened = main.get_by_role("combobox", name="Open run")
+    expect(opened).to_have_value(re.compile(r"streams 128x128 float32 cpu"))

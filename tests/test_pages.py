@@ -1,0 +1,128 @@
+"""AppTest for app.py and every page: navigation, a real run through the worker, failures shown."""
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from runtime_lab import ui
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+@pytest.fixture
+def app(data_dir):
+    st.cache_resource.clear()  # a fresh manager (and worker) on this test's data directory
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    yield at
+    st.cache_resource.clear()  # on_release closes the manager and stops its worker
+
+
+def _open(at, page):
+    at.switch_page(page)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _poll_until(at, predicate, timeout_s=120):
+    """AppTest does not fire run_every timers: rerun the script until the page shows the outcome."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        at.run()
+        assert not at.exception, at.exception
+        if predicate(at):
+            return at
+        time.sleep(0.2)
+    raise AssertionError("page never showed the expected outcome")
+
+
+def _run_streams(at, shape="64x64", repeat=5):
+    at.text_input[0].set_value(shape)
+    at.selectbox[1].set_value("cpu")
+    at.number_input[1].set_value(repeat)
+    at.button[0].click()
+    at.run()
+
+
+def test_overview_and_sidebar(app):
+    assert not app.exception
+    assert app.title[0].value == "Runtime Lab"
+    assert ui.manager().wait  # the manager is a per-server singleton shared with the test
+    deadline = time.monotonic() + 120
+    while not ui.manager().env and time.monotonic() < deadline:
+        time.sleep(0.2)
+    # AppTest drops st.navigation apps' sidebar on reruns (a real browser keeps it): fresh run
+    fresh = AppTest.from_file(APP, default_timeout=60)
+    fresh.run()
+    sidebar = [m.value for m in fresh.sidebar.markdown]
+    assert any("Worker:** 🟢 idle" in m for m in sidebar), sidebar
+    assert any("CPU only" in m for m in sidebar)
+    assert fresh.sidebar.expander[0].label == "Environment"
+
+
+def test_streams_page_runs_on_cpu_and_draws_charts(app):
+    at = _open(app, "pages/streams.py")
+    assert at.title[0].value == "Streams & events"
+    _run_streams(at)
+    _poll_until(at, lambda a: len(a.success) > 0)
+    assert "max_abs_diff 0.000e+00" in at.success[0].value
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["tolerance"] == "pass"
+    assert len(at.get("vega_lite_chart")) == 1  # timing only: no stream chain on CPU
+    assert any("CUDA streams and events need a GPU" in c.value for c in at.caption)
+
+
+def test_bad_shape_is_a_message_not_a_run(app):
+    at = _open(app, "pages/streams.py")
+    at.text_input[0].set_value("0x-3")
+    at.button[0].click()
+    at.run()
+    assert not at.exception
+    assert any("shape" in e.value and "1 to 4" in e.value for e in at.error)
+    assert ui.manager().history.list() == []
+
+
+def test_cuda_without_gpu_is_refused_in_the_form(app):
+    at = _open(app, "pages/streams.py")
+    _poll_until(at, lambda a: bool(ui.manager().env))
+    assert "cuda:0" not in at.selectbox[1].options  # only devices this machine has
+
+
+def test_killed_worker_shows_a_failed_run_and_the_next_succeeds(app):
+    at = _open(app, "pages/streams.py")
+    _run_streams(at, shape="512x512", repeat=10000)
+    jobs = ui.manager()
+    _poll_until(
+        at,
+        lambda a: (
+            "timing" in (jobs.status()["running"] or "")
+            or any("timing" in m.value for m in a.markdown)
+        ),
+        120,
+    )
+    os.kill(jobs.status()["worker_pid"], signal.SIGKILL)
+    _poll_until(at, lambda a: any("failed" in e.value for e in a.error))
+    assert any("SIGKILL" in c.value for c in at.caption)
+    _run_streams(at, shape="64x64", repeat=5)
+    _poll_until(at, lambda a: len(a.success) > 0)
+    statuses = [r["status"] for r in jobs.history.list()]
+    assert statuses == ["done", "failed"]
+
+
+def test_history_page_lists_opens_and_deletes(app):
+    at = _open(app, "pages/streams.py")
+    _run_streams(at)
+    _poll_until(at, lambda a: len(a.success) > 0)
+    at = _open(at, "pages/history.py")
+    assert at.title[0].value == "History"
+    assert any("streams 64x64" in option for option in at.selectbox[2].options)
+    assert len(at.get("vega_lite_chart")) == 1
+    at.button[0].click()
+    at.run()
+    assert any("No runs recorded yet" in i.value for i in at.info)
