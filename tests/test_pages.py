@@ -62,7 +62,9 @@ def test_overview_and_sidebar(app):
     fresh.run()
     sidebar = [m.value for m in fresh.sidebar.markdown]
     assert any("Worker:** 🟢 idle" in m for m in sidebar), sidebar
-    assert any("CPU only" in m for m in sidebar)
+    gpus = ui.manager().env["gpus"]
+    expected = gpus[0]["name"] if gpus else "CPU only"
+    assert any(expected in m for m in sidebar)
     assert fresh.sidebar.expander[0].label == "Environment"
 
 
@@ -88,10 +90,11 @@ def test_bad_shape_is_a_message_not_a_run(app):
     assert ui.manager().history.list() == []
 
 
-def test_cuda_without_gpu_is_refused_in_the_form(app):
+def test_device_choices_are_the_machines_own(app):
     at = _open(app, "pages/streams.py")
     _poll_until(at, lambda a: bool(ui.manager().env))
-    assert "cuda:0" not in at.selectbox[1].options  # only devices this machine has
+    gpus = ui.manager().env["gpus"]
+    assert at.selectbox[1].options == ["auto", "cpu"] + [f"cuda:{g['index']}" for g in gpus]
 
 
 def test_killed_worker_shows_a_failed_run_and_the_next_succeeds(app):
