@@ -12,7 +12,7 @@ class OptionSpec:
     default: object
     help: str
     choices: tuple[str, ...] = ()
-    kind: str = "choice"  # "choice" | "bool" | "int"
+    kind: str = "choice"  # "choice" | "multi" (comma list of choices) | "bool" | "int" | "sizes"
     low: int = 0
     high: int = 0
 
@@ -28,7 +28,57 @@ class ExperimentInfo:
     hidden: bool = False  # diagnostics: in the CLI, not on the pages
 
 
+FUSION_MODES = (
+    "eager",
+    "inductor",
+    "inductor-reduce-overhead",
+    "inductor-max-autotune-no-cudagraphs",
+    "dynamo-eager",
+    "cuda-graph",
+)
+
 EXPERIMENTS: dict[str, ExperimentInfo] = {
+    "fusion": ExperimentInfo(
+        name="fusion",
+        title="Fusion & compile",
+        summary=(
+            "silu(x + y) * (x - y), eager vs torch.compile: kernels from the profiler, tolerance, "
+            "cold and warm compile latency, steady-state time, bytes moved against the copy ceiling."
+        ),
+        module="runtime_lab.experiments.fusion",
+        default_shape="4096x4096",
+        options={
+            "modes": OptionSpec(
+                default="eager,inductor,inductor-reduce-overhead,dynamo-eager,cuda-graph",
+                help="variants compared side by side",
+                choices=FUSION_MODES,
+                kind="multi",
+            ),
+            "fullgraph": OptionSpec(default=True, help="torch.compile(fullgraph=...)", kind="bool"),
+            "dynamic": OptionSpec(
+                default="auto",
+                help="torch.compile(dynamic=...): auto is None (automatic dynamic)",
+                choices=("auto", "false", "true"),
+            ),
+            "compile_latency": OptionSpec(
+                default=True,
+                help="measure cold / warm-cache / warm-process compile of the inductor mode",
+                kind="bool",
+            ),
+            "fresh_process": OptionSpec(
+                default=False,
+                help="also compile cold in a fresh process (import + init + compile, ~20 s)",
+                kind="bool",
+            ),
+            "sweep": OptionSpec(
+                default="",
+                help="square sizes to sweep, e.g. 256,1024,4096,16384 (empty: no sweep)",
+                kind="sizes",
+                low=1,
+                high=32768,
+            ),
+        },
+    ),
     "streams": ExperimentInfo(
         name="streams",
         title="Streams & events",

@@ -102,6 +102,9 @@ def _run(args: argparse.Namespace) -> int:
         print(f"runtime_lab: refused: {job.error}", file=sys.stderr)
         return EXIT_USAGE
     document = job.as_run()
+    figures = report.summary(document)
+    if figures is not None:
+        document["summary"] = figures
     if args.json:
         text = json.dumps(document, indent=2, default=str)
         if args.json == "-":

@@ -148,3 +148,13 @@ def build(run: dict[str, Any]) -> Report:
         )
     result = result_from_record(experiment, run.get("result"))
     return BUILDERS[experiment](run, result)
+
+
+def summary(run: dict[str, Any]) -> dict[str, Any] | None:
+    """Headline figures of a finished run, for the CLI JSON (None where an experiment has none)."""
+    experiment = run["spec"]["experiment"]
+    if run.get("status") != "done" or experiment != "fusion":
+        return None
+    from runtime_lab.fusion_summary import key_figures
+
+    return key_figures(result_from_record(experiment, run["result"]))

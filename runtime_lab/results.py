@@ -92,7 +92,13 @@ class SelftestResult:
     pid: int
 
 
-RESULT_TYPES: dict[str, type] = {"streams": StreamsResult, "selftest": SelftestResult}
+def result_type(experiment: str) -> type | None:
+    """The result class of an experiment (imported lazily: result modules import this one)."""
+    if experiment == "fusion":
+        from runtime_lab.results_fusion import FusionResult
+
+        return FusionResult
+    return {"streams": StreamsResult, "selftest": SelftestResult}.get(experiment)
 
 
 def to_plain(result: Any) -> dict[str, Any]:
@@ -125,7 +131,7 @@ def _build(tp: Any, value: Any) -> Any:
 
 def result_from_record(experiment: str, data: dict[str, Any] | None) -> Any:
     """The typed result of a stored run, or None if the run has none."""
-    cls = RESULT_TYPES.get(experiment)
+    cls = result_type(experiment)
     if cls is None or not data:
         return None
     return from_plain(cls, data)

@@ -142,7 +142,39 @@ def _bool(name: str, value: Any, problems: dict[str, str]) -> bool:
     return False
 
 
+MAX_SIZES = 12
+
+
+def _multi(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) -> str:
+    """A non-empty subset of the choices, canonical: comma-joined in the choices' order."""
+    items = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    picked = {str(i).strip() for i in items if str(i).strip()}
+    unknown = sorted(picked - set(spec.choices))
+    if unknown or not picked:
+        what = f"{', '.join(map(repr, unknown))} not allowed" if unknown else "nothing chosen"
+        problems[name] = f"{what}; allowed (one or more): {', '.join(spec.choices)}"
+    return ",".join(c for c in spec.choices if c in picked)
+
+
+def _sizes(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) -> str:
+    """Up to 12 integers in [low, high], canonical: comma-joined; empty means none."""
+    items = value if isinstance(value, (list, tuple)) else re.split(r"[,\s]+", str(value).strip())
+    items = [str(i).strip() for i in items if str(i).strip()]
+    allowed = f"up to {MAX_SIZES} integers from {spec.low} to {spec.high}, e.g. 256,1024,4096"
+    if len(items) > MAX_SIZES or not all(re.fullmatch(r"\d{1,9}", i) for i in items):
+        problems[name] = f"{_show(value)} is not a size list; allowed: {allowed}"
+        return ""
+    sizes = [int(i) for i in items]
+    if any(not spec.low <= s <= spec.high for s in sizes):
+        problems[name] = f"{_show(value)} has a size out of range; allowed: {allowed}"
+    return ",".join(str(s) for s in sizes)
+
+
 def _option(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) -> Any:
+    if spec.kind == "multi":
+        return _multi(name, spec, value, problems)
+    if spec.kind == "sizes":
+        return _sizes(name, spec, value, problems)
     if spec.choices:
         if value not in spec.choices:
             problems[name] = f"{_show(value)} is not allowed; allowed: {', '.join(spec.choices)}"

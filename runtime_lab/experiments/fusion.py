@@ -1,0 +1,251 @@
+"""Fusion & compile: silu(x + y) * (x - y), eager vs torch.compile modes, checked then timed."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from runtime_lab import config
+from runtime_lab.experiments import compile_tools as ct
+from runtime_lab.experiments.base import Context, element_bytes, torch_dtype
+from runtime_lab.experiments.fusion_extra import copy_ceiling_gbps, fresh_process_latency, sweep
+from runtime_lab.profiling import profile_calls
+from runtime_lab.results_fusion import (
+    EAGER_TRANSFERS,
+    FUSED_TRANSFERS,
+    CompileLatency,
+    FusionResult,
+    ModeResult,
+)
+from runtime_lab.spec import RunSpec
+from runtime_lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure
+
+TOLERANCES = {"float32": (1.3e-6, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float16": (1e-3, 1e-5)}
+PROFILED_CALLS = 3
+INDUCTOR_MODES = {
+    "inductor": None,
+    "inductor-reduce-overhead": "reduce-overhead",
+    "inductor-max-autotune-no-cudagraphs": "max-autotune-no-cudagraphs",
+}
+
+
+def pointwise(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return F.silu(x + y) * (x - y)
+
+
+def estimate_bytes(spec: RunSpec) -> int:
+    # inputs + eager's three intermediates + one output per mode + the float64 reference chain
+    n = math.prod(spec.shape)
+    modes = len(spec.option("modes").split(","))
+    flush = (CUDA_FLUSH_BYTES if spec.device != "cpu" else CPU_FLUSH_BYTES) if spec.l2_flush else 0
+    return n * element_bytes(spec) * (5 + modes) + n * 8 * 6 + flush
+
+
+def build(mode: str, spec: RunSpec, x: torch.Tensor, y: torch.Tensor):
+    """The callable for a mode (compiling modes compile on their first call)."""
+    if mode == "eager":
+        return lambda: pointwise(x, y)
+    if mode == "cuda-graph":
+        return _cuda_graph(x, y)
+    dynamic = {"auto": None, "false": False, "true": True}[spec.option("dynamic")]
+    kwargs = {"fullgraph": spec.option("fullgraph"), "dynamic": dynamic}
+    if mode == "dynamo-eager":
+        compiled = torch.compile(pointwise, backend="eager", **kwargs)
+    else:
+        compiled = torch.compile(pointwise, backend="inductor", mode=INDUCTOR_MODES[mode], **kwargs)
+    return lambda: compiled(x, y)
+
+
+def _cuda_graph(x: torch.Tensor, y: torch.Tensor):
+    """Capture the eager function once; each call replays the four kernels with one launch."""
+    side = torch.cuda.Stream(x.device)
+    side.wait_stream(torch.cuda.current_stream(x.device))
+    with torch.cuda.stream(side):  # warm up off the capture stream, as the CUDA graph docs do
+        for _ in range(3):
+            pointwise(x, y)
+    torch.cuda.current_stream(x.device).wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_out = pointwise(x, y)
+
+    def replay():
+        graph.replay()
+        return static_out
+
+    return replay
+
+
+def _compare(out: torch.Tensor, eager: torch.Tensor, ref64: torch.Tensor, spec: RunSpec) -> dict:
+    rtol, atol = TOLERANCES[spec.dtype]
+    diff = (out.double() - ref64).abs().max().item()
+    return {
+        "max_abs_diff": (out.float() - eager.float()).abs().max().item(),
+        "max_abs_diff_fp64": diff,
+        "rel_err_fp64": diff / max(ref64.abs().max().item(), 1e-30),
+        "tolerance_passed": bool(torch.allclose(out, eager, rtol=rtol, atol=atol)),
+    }
+
+
+def _latencies(mode: str, spec: RunSpec, x, y, ctx: Context) -> tuple[object, list[CompileLatency]]:
+    """Cold (fresh cache dirs), warm cache (persistent dirs, state reset), warm process."""
+    device = ctx.device
+    ctx.progress(f"{mode}: cold compile (fresh caches)", None, None)
+    with ct.fresh_cache_dirs():
+        ct.reset()
+        cold = ct.timed_call(build(mode, spec, x, y), device)
+        found = [ct.latency("cold", cold, "fresh Inductor and Triton cache directories")]
+    ctx.progress(f"{mode}: compile with the persistent cache", None, None)
+    ct.reset()
+    first = ct.timed_call(build(mode, spec, x, y), device)
+    if ct.latency("warm-cache", first).fx_cache_misses:  # cache was empty: fill it, then measure
+        ct.reset()
+        first = ct.timed_call(build(mode, spec, x, y), device)
+    ct.reset()
+    fn = build(mode, spec, x, y)
+    warm = ct.timed_call(fn, device)
+    found.append(
+        ct.latency("warm-cache", warm, "persistent cache in the data directory, state reset")
+    )
+    ct.clear_records()  # keep the compiled code; count only what this call does
+    again = ct.timed_call(fn, device)
+    found.append(ct.latency("warm-process", again, "already compiled: guard check and run only"))
+    return fn, found
+
+
+def run_mode(mode: str, spec: RunSpec, tensors: tuple, ctx: Context, latency: bool) -> ModeResult:
+    x, y, eager_out, ref64 = tensors
+    device = ctx.device
+    fused = mode in INDUCTOR_MODES
+    transfers = FUSED_TRANSFERS if fused else EAGER_TRANSFERS
+    base = {
+        "mode": mode,
+        "transfers_per_element": transfers,
+        "bytes_moved": transfers * x.numel() * x.element_size(),
+    }
+    if mode == "cuda-graph" and device.type != "cuda":
+        return ModeResult(ran=False, error="CUDA graphs need a GPU", **base)
+    ct.reset()
+    code_mark = ct.code_modules()
+    compiles = []
+    if latency and fused:
+        fn, compiles = _latencies(mode, spec, x, y, ctx)
+    else:
+        ctx.progress(f"{mode}: first call", None, None)
+        fn = build(mode, spec, x, y)
+        first = ct.timed_call(fn, device)
+        if mode != "eager":
+            compiles = [
+                ct.latency("first call", first, "compile as configured (caches as they are)")
+            ]
+    out = fn().clone()
+    checks = _compare(out, eager_out, ref64, spec)
+    graphs, breaks, reasons = ct.graph_info()
+    info = {
+        **base,
+        **checks,
+        "compile": tuple(compiles),
+        "unique_graphs": graphs if mode not in ("eager", "cuda-graph") else None,
+        "graph_breaks": breaks if mode not in ("eager", "cuda-graph") else None,
+        "break_reasons": reasons,
+        "generated_code": ct.generated_code(code_mark) if fused else None,
+        "cuda_graph_compatible": _graph_ok(mode, device),
+        "cudagraph_skip": ct.cudagraph_skip() if mode == "inductor-reduce-overhead" else None,
+    }
+    if not checks["tolerance_passed"]:  # correctness before timing: a wrong answer gets no speed
+        return ModeResult(
+            ran=False, error="output outside tolerance against eager: not timed", **info
+        )
+    ctx.progress(f"{mode}: profiling {PROFILED_CALLS} warm calls", None, None)
+    trace = config.data_dir() / "traces" / f"{uuid.uuid4().hex[:12]}-{mode}.json"
+    kernels = profile_calls(fn, device, PROFILED_CALLS, trace)
+    timing = measure(
+        fn,
+        device=device,
+        label=mode,
+        warmup=spec.warmup,
+        repeat=spec.repeat,
+        l2_flush=spec.l2_flush,
+        progress=ctx.progress,
+    )
+    count = sum(k.calls_per_run for k in kernels if device.type == "cuda" or _is_compute(k.name))
+    return ModeResult(
+        ran=True, kernels=kernels, kernel_count=count, timing=timing, trace_file=str(trace), **info
+    )
+
+
+def _is_compute(name: str) -> bool:
+    return "cpp_fused" in name or name.startswith("aten::")
+
+
+def _graph_ok(mode: str, device: torch.device) -> bool | None:
+    if device.type != "cuda":
+        return None
+    if mode == "inductor-reduce-overhead":
+        return ct.cudagraph_skip() is None
+    return True if mode == "cuda-graph" else None
+
+
+def run(spec: RunSpec, ctx: Context) -> FusionResult:
+    import torch._inductor.config as inductor_config
+
+    inductor_config.cpp.enable_kernel_profile = True  # name Inductor's C++ kernels in the profiler
+    device = ctx.device
+    generator = torch.Generator(device=device).manual_seed(spec.seed)
+    dtype = torch_dtype(spec.dtype)
+    x = torch.randn(spec.shape, generator=generator, device=device, dtype=dtype)
+    y = torch.randn(spec.shape, generator=generator, device=device, dtype=dtype)
+    eager_out = pointwise(x, y)
+    ref64 = pointwise(x.double(), y.double())
+    modes = spec.option("modes").split(",")
+    results = []
+    for i, mode in enumerate(modes):
+        ctx.progress(f"mode {i + 1}/{len(modes)}: {mode}", i, len(modes))
+        latency = spec.option("compile_latency") and mode == _latency_mode(modes)
+        try:
+            results.append(run_mode(mode, spec, (x, y, eager_out, ref64), ctx, latency))
+        except Exception as exc:  # one mode failing (e.g. a compile error) must not hide the rest
+            results.append(
+                ModeResult(mode=mode, ran=False, error=f"{type(exc).__name__}: {exc}"[:2000])
+            )
+    del ref64
+    notes = []
+    if spec.option("fresh_process") and _latency_mode(modes):
+        ctx.progress("cold compile in a fresh process", None, None)
+        results = _add_fresh(results, _latency_mode(modes), spec, device)
+    ctx.progress("copy bandwidth ceiling", None, None)
+    ceiling = copy_ceiling_gbps(device, config.data_dir())
+    points = sweep(spec, results, ctx) if spec.option("sweep") else ()
+    rtol, atol = TOLERANCES[spec.dtype]
+    return FusionResult(
+        device=str(device),
+        dtype=spec.dtype,
+        shape=spec.shape,
+        numel=x.numel(),
+        element_bytes=x.element_size(),
+        rtol=rtol,
+        atol=atol,
+        modes=tuple(results),
+        copy_ceiling_gbps=ceiling,
+        sweep=tuple(points),
+        notes=tuple(notes),
+    )
+
+
+def _latency_mode(modes: list[str]) -> str | None:
+    compiled = [m for m in modes if m in INDUCTOR_MODES]
+    return "inductor" if "inductor" in compiled else (compiled[0] if compiled else None)
+
+
+def _add_fresh(results: list[ModeResult], mode: str, spec: RunSpec, device) -> list[ModeResult]:
+    from dataclasses import replace
+
+    fresh = fresh_process_latency(mode, spec, device)
+    return [replace(r, compile=(*r.compile, fresh)) if r.mode == mode else r for r in results]
+
+
+def trace_dir() -> Path:
+    return config.data_dir() / "traces"
