@@ -18,7 +18,7 @@ def timing_chart(samples: pd.DataFrame, summary: pd.DataFrame) -> alt.LayerChart
     """Per-call times per label: every sample as a tick, the median as a bold mark, IQR as a bar."""
     # device and host times differ by orders of magnitude (issuing vs running): log axis then
     both_clocks = samples["clock"].nunique() > 1
-    y = alt.Y("label:N", title=None)
+    y = alt.Y("label:N", title=None, axis=alt.Axis(labelLimit=320))
     offset = alt.YOffset("clock:N")
     x_scale = alt.Scale(type="log") if both_clocks else alt.Scale(zero=False, nice=False)
     colors = _clock_scale(samples)

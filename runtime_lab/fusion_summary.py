@@ -37,6 +37,8 @@ def mode_figures(result: FusionResult) -> list[dict[str, Any]]:
                 "device_ms": device.median if device else None,
                 "host_ms": host.median,
                 "first_call_ms": mode.timing.first_call_ms,
+                "loop_us_per_call": mode.loop_us_per_call,
+                "loop_host_us_per_call": mode.loop_host_us_per_call,
                 "verdict": _verdict(device, host),
                 "speedup_vs_eager": eager_ms / primary.median if eager_ms else None,
                 "achieved_gbps": gbps,
@@ -81,6 +83,7 @@ def key_figures(result: FusionResult) -> dict[str, Any]:
     figures = {f["mode"]: f for f in mode_figures(result)}
     eager_ms = figures.get("eager", {}).get("steady_state_ms")
     compiled_ms = figures.get(compiled.mode, {}).get("steady_state_ms") if compiled else None
+    loops = {k: v.get("loop_us_per_call") for k, v in figures.items()}
     diffs = [m.max_abs_diff for m in result.modes if m.max_abs_diff is not None]
     return {
         "eager_kernel_names": [k.name for k in eager.kernels] if eager else [],
@@ -96,4 +99,10 @@ def key_figures(result: FusionResult) -> dict[str, Any]:
         "copy_ceiling_gbps": result.copy_ceiling_gbps,
         "predicted_speedup": EAGER_TRANSFERS / FUSED_TRANSFERS,
         "measured_speedup": eager_ms / compiled_ms if eager_ms and compiled_ms else None,
+        "loop_us_per_call": loops,
+        "cuda_graph_loop_speedup": (
+            loops["eager"] / loops["cuda-graph"]
+            if loops.get("eager") and loops.get("cuda-graph")
+            else None
+        ),
     }

@@ -30,6 +30,7 @@ class Report:
     tables: tuple[tuple[str, pd.DataFrame], ...] = ()
     notes: tuple[str, ...] = ()
     downloads: tuple[tuple[str, str, bytes, str], ...] = field(default_factory=tuple)
+    code: tuple[tuple[str, str, str], ...] = ()  # (title, language, source)
 
 
 def fmt_ms(value: float) -> str:
@@ -123,7 +124,14 @@ def _selftest(run: dict[str, Any], result: Any) -> Report:
     )
 
 
+def _fusion(run: dict[str, Any], result: Any) -> Report:
+    from runtime_lab.report_fusion import build as build_fusion  # it imports this module
+
+    return build_fusion(run, result)
+
+
 BUILDERS: dict[str, Callable[[dict[str, Any], Any], Report]] = {
+    "fusion": _fusion,
     "streams": _streams,
     "selftest": _selftest,
 }

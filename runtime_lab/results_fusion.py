@@ -57,6 +57,9 @@ class ModeResult:
     kernels: tuple[KernelRow, ...] = ()
     kernel_count: float | None = None  # launches per call
     timing: Timing | None = None
+    loop_calls: int = 0  # calls issued back to back, no flush: throughput, launch overhead included
+    loop_us_per_call: float | None = None  # device (CUDA events) or wall (CPU) per call
+    loop_host_us_per_call: float | None = None  # host time to issue each call in the loop
     transfers_per_element: int = EAGER_TRANSFERS
     bytes_moved: int = 0  # per call, from the bytes model
     unique_graphs: int | None = None
@@ -76,6 +79,7 @@ class SweepPoint:
     median_ms: float
     iqr_ms: float
     bytes_moved: int
+    loop_us_per_call: float | None = None  # back-to-back calls: where launch overhead shows
 
 
 @dataclass(frozen=True)

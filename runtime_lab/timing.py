@@ -94,3 +94,22 @@ def _host_samples(fn, repeat, flush, label, progress):
         host_ms.append((time.perf_counter() - t0) * 1e3)
         progress(f"{label}: timing {i + 1}/{repeat}", i + 1, repeat)
     return host_ms
+
+
+def measure_loop(fn: Callable[[], object], device: torch.device, calls: int) -> tuple[float, float]:
+    """Per-call time of `calls` back-to-back calls (one event pair, no flush): the throughput a
+    loop sees, launch overhead included. Returns (device or wall µs, host-issue µs) per call."""
+    cuda = device.type == "cuda"
+    if cuda:
+        torch.cuda.synchronize(device)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    host_us = (time.perf_counter() - t0) * 1e6 / calls
+    if not cuda:
+        return host_us, host_us
+    end.record()
+    torch.cuda.synchronize(device)
+    return start.elapsed_time(end) * 1e3 / calls, host_us

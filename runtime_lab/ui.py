@@ -80,7 +80,7 @@ def spec_form(experiment: str, env: dict[str, Any]):
         warmup = cols[0].number_input("Warm-up calls", *WARMUP_RANGE, value=10)
         repeat = cols[1].number_input("Timed calls", *REPEAT_RANGE, value=50)
         l2_flush = cols[2].checkbox("Flush L2 between calls", value=True)
-        options = {name: _option_input(name, o) for name, o in info.options.items()}
+        options = _option_inputs(info.options)
         submitted = st.form_submit_button("Run", type="primary")
     if not submitted:
         return None
@@ -98,7 +98,28 @@ def spec_form(experiment: str, env: dict[str, Any]):
     return None if problems else spec
 
 
+def _option_inputs(specs: dict[str, Any]) -> dict[str, Any]:
+    """Lists one per row (their chips need the width), other values in a row, yes/no below."""
+    values: dict[str, Any] = {}
+    kinds = {"multi": [], "value": [], "bool": []}
+    for name, option in specs.items():
+        kinds[option.kind if option.kind in ("multi", "bool") else "value"].append(name)
+    for name in kinds["multi"]:
+        values[name] = _option_input(name, specs[name])
+    for row in filter(None, (kinds["value"], kinds["bool"])):
+        for col, name in zip(st.columns(max(3, len(row))), row, strict=False):
+            with col:
+                values[name] = _option_input(name, specs[name])
+    return values
+
+
 def _option_input(name: str, option) -> Any:
+    """One widget per option kind; values go to build_spec as they are (it validates them)."""
+    if option.kind == "multi":
+        default = [c for c in str(option.default).split(",") if c in option.choices]
+        return st.multiselect(name, option.choices, default=default, help=option.help)
+    if option.kind == "sizes":
+        return st.text_input(name, str(option.default), help=option.help)
     if option.choices:
         return st.selectbox(
             name, option.choices, index=option.choices.index(option.default), help=option.help
@@ -152,7 +173,7 @@ def _poll(jobs: JobManager, job_id: str) -> None:
 
 
 def draw(run: dict[str, Any]) -> None:
-    """Draw a run's report: headline, metrics, charts, tables, provenance, downloads."""
+    """Draw a run's report: headline, metrics, charts, tables, code, provenance, downloads."""
     rep = report.build(run)
     saved = f" · run #{run['id']}" if run.get("id") else ""
     if run["status"] == "done":
@@ -170,15 +191,21 @@ def draw(run: dict[str, Any]) -> None:
     for title, table in rep.tables:
         st.markdown(f"**{title}**")
         st.dataframe(table, hide_index=True)
+    for title, language, source in rep.code:
+        with st.expander(title):
+            st.code(source, language=language)
     with st.expander("Provenance: inputs and environment"):
         left, right = st.columns(2)
         left.dataframe(frames.spec_frame(run["spec"]), hide_index=True)
         right.dataframe(frames.environment_frame(run.get("env")), hide_index=True)
-    cols = st.columns(6)  # buttons side by side at the left, not spread over the page
-    for col, (label, name, data, mime) in zip(cols, rep.downloads, strict=False):
-        col.download_button(
-            label, data, file_name=name, mime=mime, key=f"dl-{run.get('id')}-{name}"
-        )
+    for start in range(0, len(rep.downloads), 4):
+        cols = st.columns(4)  # buttons side by side at the left, not spread over the page
+        for col, (label, name, data, mime) in zip(
+            cols, rep.downloads[start : start + 4], strict=False
+        ):
+            col.download_button(
+                label, data, file_name=name, mime=mime, key=f"dl-{run.get('id')}-{name}"
+            )
 
 
 def history_call(fn, *args, **kwargs):

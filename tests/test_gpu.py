@@ -75,3 +75,25 @@ def test_reference_script_shows_fusion():
     assert int(compiled.group(1)) == 1 and "triton_poi_fused_add_mul_silu_sub_0" in compiled.group(
         2
     )
+
+
+def test_fusion_kernels_on_cuda(jobs):
+    spec = build_spec(
+        "fusion", "512x512", device="cuda", repeat=20, options={"compile_latency": False}
+    )
+    job = jobs.wait(jobs.submit(spec), 600)
+    assert job.state == "done", job.error
+    modes = {m["mode"]: m for m in job.result["modes"]}
+    eager = [k["name"] for k in modes["eager"]["kernels"]]
+    assert modes["eager"]["kernel_count"] == 4
+    assert all("vectorized_elementwise_kernel" in name for name in eager)
+    assert [k["name"] for k in modes["inductor"]["kernels"]] == [
+        "triton_poi_fused_add_mul_silu_sub_0"
+    ]
+    assert modes["inductor"]["kernel_count"] == 1 and modes["inductor"]["max_abs_diff"] <= 1e-5
+    assert modes["dynamo-eager"]["kernel_count"] == 4  # capture without codegen: no fusion
+    assert modes["cuda-graph"]["ran"] and modes["cuda-graph"]["cuda_graph_compatible"]
+    kernel = modes["inductor"]["kernels"][0]
+    assert kernel["grid"] and kernel["block"] and kernel["registers"]
+    for mode in modes.values():
+        assert min(mode["timing"]["device_ms"]) > 0

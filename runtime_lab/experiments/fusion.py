@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import types
 import uuid
 from pathlib import Path
 
@@ -22,10 +23,11 @@ from runtime_lab.results_fusion import (
     ModeResult,
 )
 from runtime_lab.spec import RunSpec
-from runtime_lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure
+from runtime_lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure, measure_loop
 
 TOLERANCES = {"float32": (1.3e-6, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float16": (1e-3, 1e-5)}
 PROFILED_CALLS = 3
+LOOP_CALLS = 200  # back-to-back calls: launch overhead shows, as in a real loop
 INDUCTOR_MODES = {
     "inductor": None,
     "inductor-reduce-overhead": "reduce-overhead",
@@ -45,18 +47,36 @@ def estimate_bytes(spec: RunSpec) -> int:
     return n * element_bytes(spec) * (5 + modes) + n * 8 * 6 + flush
 
 
-def build(mode: str, spec: RunSpec, x: torch.Tensor, y: torch.Tensor):
+# Compiled wrappers kept across jobs, so a re-run of a compiled mode is a warm-process call.
+_COMPILED: dict[tuple, object] = {}
+
+
+def _compiled(mode: str, spec: RunSpec, fresh: bool):
+    """torch.compile of the workload for a mode. Each mode compiles its own copy of the code
+    object: Dynamo caches (and counts toward recompile_limit) per code object, so modes must
+    not share one."""
+    key = (mode, spec.option("fullgraph"), spec.option("dynamic"))
+    if fresh or key not in _COMPILED:
+        code = pointwise.__code__.replace()
+        fn = types.FunctionType(code, pointwise.__globals__, f"pointwise_{mode.replace('-', '_')}")
+        dynamic = {"auto": None, "false": False, "true": True}[spec.option("dynamic")]
+        kwargs = {"fullgraph": spec.option("fullgraph"), "dynamic": dynamic}
+        if mode == "dynamo-eager":
+            _COMPILED[key] = torch.compile(fn, backend="eager", **kwargs)
+        else:
+            _COMPILED[key] = torch.compile(
+                fn, backend="inductor", mode=INDUCTOR_MODES[mode], **kwargs
+            )
+    return _COMPILED[key]
+
+
+def build(mode: str, spec: RunSpec, x: torch.Tensor, y: torch.Tensor, fresh: bool = False):
     """The callable for a mode (compiling modes compile on their first call)."""
     if mode == "eager":
         return lambda: pointwise(x, y)
     if mode == "cuda-graph":
         return _cuda_graph(x, y)
-    dynamic = {"auto": None, "false": False, "true": True}[spec.option("dynamic")]
-    kwargs = {"fullgraph": spec.option("fullgraph"), "dynamic": dynamic}
-    if mode == "dynamo-eager":
-        compiled = torch.compile(pointwise, backend="eager", **kwargs)
-    else:
-        compiled = torch.compile(pointwise, backend="inductor", mode=INDUCTOR_MODES[mode], **kwargs)
+    compiled = _compiled(mode, spec, fresh)
     return lambda: compiled(x, y)
 
 
@@ -96,16 +116,16 @@ def _latencies(mode: str, spec: RunSpec, x, y, ctx: Context) -> tuple[object, li
     ctx.progress(f"{mode}: cold compile (fresh caches)", None, None)
     with ct.fresh_cache_dirs():
         ct.reset()
-        cold = ct.timed_call(build(mode, spec, x, y), device)
+        cold = ct.timed_call(build(mode, spec, x, y, fresh=True), device)
         found = [ct.latency("cold", cold, "fresh Inductor and Triton cache directories")]
     ctx.progress(f"{mode}: compile with the persistent cache", None, None)
     ct.reset()
-    first = ct.timed_call(build(mode, spec, x, y), device)
+    first = ct.timed_call(build(mode, spec, x, y, fresh=True), device)
     if ct.latency("warm-cache", first).fx_cache_misses:  # cache was empty: fill it, then measure
         ct.reset()
-        first = ct.timed_call(build(mode, spec, x, y), device)
+        ct.timed_call(build(mode, spec, x, y, fresh=True), device)
     ct.reset()
-    fn = build(mode, spec, x, y)
+    fn = build(mode, spec, x, y, fresh=True)
     warm = ct.timed_call(fn, device)
     found.append(
         ct.latency("warm-cache", warm, "persistent cache in the data directory, state reset")
@@ -128,7 +148,7 @@ def run_mode(mode: str, spec: RunSpec, tensors: tuple, ctx: Context, latency: bo
     }
     if mode == "cuda-graph" and device.type != "cuda":
         return ModeResult(ran=False, error="CUDA graphs need a GPU", **base)
-    ct.reset()
+    ct.clear_records()
     code_mark = ct.code_modules()
     compiles = []
     if latency and fused:
@@ -138,9 +158,8 @@ def run_mode(mode: str, spec: RunSpec, tensors: tuple, ctx: Context, latency: bo
         fn = build(mode, spec, x, y)
         first = ct.timed_call(fn, device)
         if mode != "eager":
-            compiles = [
-                ct.latency("first call", first, "compile as configured (caches as they are)")
-            ]
+            detail = "compile as configured (caches as they are; 0 compiles: already compiled)"
+            compiles = [ct.latency("first call", first, detail)]
     out = fn().clone()
     checks = _compare(out, eager_out, ref64, spec)
     graphs, breaks, reasons = ct.graph_info()
@@ -171,9 +190,18 @@ def run_mode(mode: str, spec: RunSpec, tensors: tuple, ctx: Context, latency: bo
         l2_flush=spec.l2_flush,
         progress=ctx.progress,
     )
+    loop = measure_loop(fn, device, LOOP_CALLS)
     count = sum(k.calls_per_run for k in kernels if device.type == "cuda" or _is_compute(k.name))
     return ModeResult(
-        ran=True, kernels=kernels, kernel_count=count, timing=timing, trace_file=str(trace), **info
+        ran=True,
+        loop_calls=LOOP_CALLS,
+        loop_us_per_call=loop[0],
+        loop_host_us_per_call=loop[1],
+        kernels=kernels,
+        kernel_count=count,
+        timing=timing,
+        trace_file=str(trace),
+        **info,
     )
 
 

@@ -1,0 +1,77 @@
+"""AppTest for pages/fusion.py: the form's option widgets, a bad sweep refused, a report drawn."""
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+from test_fusion_frames import _result, _run
+
+from runtime_lab import ui
+from runtime_lab.catalog import EXPERIMENTS
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+@pytest.fixture
+def app(data_dir):
+    st.cache_resource.clear()  # a fresh manager (and worker) on this test's data directory
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    yield at
+    st.cache_resource.clear()  # on_release closes the manager and stops its worker
+
+
+def _open(at):
+    at.switch_page("pages/fusion.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _widget(widgets, label):
+    return next(w for w in widgets if w.label == label)
+
+
+def test_fusion_form_has_every_option(app):
+    at = _open(app)
+    assert at.title[0].value == "Fusion & compile"
+    assert _widget(at.text_input, "Shape").value == EXPERIMENTS["fusion"].default_shape
+    modes = _widget(at.multiselect, "modes")
+    assert modes.value == EXPERIMENTS["fusion"].options["modes"].default.split(",")
+    assert "inductor-max-autotune-no-cudagraphs" in modes.options
+    assert _widget(at.selectbox, "dynamic").value == "auto"
+    assert _widget(at.checkbox, "fullgraph").value is True
+    assert _widget(at.checkbox, "fresh_process").value is False
+    assert _widget(at.text_input, "sweep").value == ""
+
+
+def test_bad_sweep_is_a_message_not_a_run(app):
+    at = _open(app)
+    _widget(at.text_input, "sweep").set_value("1,2,x")
+    at.button[0].click()
+    at.run()
+    assert not at.exception
+    assert any("sweep" in e.value and "not a size list" in e.value for e in at.error)
+    assert "job:fusion" not in at.session_state
+    assert ui.manager().history.list() == []
+
+
+def _draw(run):
+    from runtime_lab import ui
+
+    ui.draw(run)
+
+
+def test_a_fusion_report_draws_charts_tables_code_and_downloads():
+    run = _run(_result())
+    run["env"] = {}
+    at = AppTest.from_function(_draw, args=(run,), default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.success[0].value.startswith("fusion cuda:0 4096x4096 float32: inductor 1 kernel")
+    assert len(at.get("vega_lite_chart")) == 6
+    assert [e.label for e in at.expander][0] == "Generated code: inductor"
+    assert at.code[0].language == "python"
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Run JSON", "Kernels CSV"]
