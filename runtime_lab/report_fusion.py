@@ -108,12 +108,21 @@ def _fused_ops(name: str) -> str | None:
     return ", ".join(found.group(1).split("_")) if found else None
 
 
-def _kernel_note(key: dict[str, Any]) -> str | None:
+def _launches(result, mode: str | None) -> str:
+    found = next((m for m in result.modes if m.mode == mode), None)
+    count = found.kernel_count if found and found.kernel_count is not None else 0
+    return f"{count:g} launch{'es' if count != 1 else ''} per call"
+
+
+def _kernel_note(key: dict[str, Any], result) -> str | None:
     eager, compiled = key["eager_kernel_names"], key["compiled_kernel_names"]
     if not (eager and compiled):
         return None
-    text = f"Eager runs {len(eager)}: {', '.join(eager)}. {key['compiled_mode']} runs "
-    text += f"{len(compiled)}: {', '.join(compiled)}"
+    # distinct names: x - y runs as the same add kernel as x + y (alpha = -1)
+    text = f"Eager: {_launches(result, 'eager')} of {len(eager)} distinct kernels ({', '.join(eager)}). "
+    text += (
+        f"{key['compiled_mode']}: {_launches(result, key['compiled_mode'])} ({', '.join(compiled)})"
+    )
     ops = [_fused_ops(n) for n in compiled if _fused_ops(n)]
     if ops:
         text += f" (one generated kernel fusing {ops[0]})"
@@ -131,7 +140,7 @@ def _notes(result, key, modes, compile_long, run) -> list[str]:
             f"takes longer per call ({row.steady_state_ms:.4g} ms vs {eager_ms:.4g} ms): "
             "fusing did not pay off at this size on this device."
         )
-    kernel_note = _kernel_note(key)
+    kernel_note = _kernel_note(key, result)
     if kernel_note:
         notes.append(kernel_note)
     if result.device == "cpu":

@@ -90,3 +90,18 @@ def test_summary_keys_and_sweep(fusion_run):
     assert figures["copy_ceiling_gbps"] > 0
     sweep = fusion_run["result"]["sweep"]
     assert {(p["mode"], p["side"]) for p in sweep} >= {("eager", 64), ("inductor", 128)}
+
+
+def test_tolerance_accepts_a_more_accurate_low_precision_result():
+    import torch
+
+    from runtime_lab.experiments.fusion import _compare
+
+    spec = build_spec("fusion", "8", dtype="bfloat16", device="cpu")
+    ref64 = torch.tensor([1e-3, 1.0, 17.0], dtype=torch.float64)
+    fused = ref64.to(torch.bfloat16)  # rounded once: the closest bf16 values
+    eager = fused + torch.tensor([2**-9, 0.0, 0.125], dtype=torch.bfloat16)  # rounded per step
+    checks = _compare(fused, eager, ref64, spec)
+    assert checks["max_abs_diff"] > 0.1 and checks["tolerance_passed"]
+    wrong = fused + torch.tensor([0.0, 0.5, 0.0], dtype=torch.bfloat16)
+    assert not _compare(wrong, eager, ref64, spec)["tolerance_passed"]

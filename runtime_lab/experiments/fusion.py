@@ -100,13 +100,19 @@ def _cuda_graph(x: torch.Tensor, y: torch.Tensor):
 
 
 def _compare(out: torch.Tensor, eager: torch.Tensor, ref64: torch.Tensor, spec: RunSpec) -> dict:
+    """Against eager under dtype-aware tolerances; failing that, a mode still passes when it is
+    no further from the float64 truth than eager is. In bf16/fp16 a fused kernel keeps fp32
+    intermediates and rounds once, so it can differ from eager by more than eager's own error
+    while being the more accurate of the two (seen on the H200: bf16 16384², diff 0.19)."""
     rtol, atol = TOLERANCES[spec.dtype]
     diff = (out.double() - ref64).abs().max().item()
+    eager_diff = (eager.double() - ref64).abs().max().item()
+    close = bool(torch.allclose(out, eager, rtol=rtol, atol=atol))
     return {
         "max_abs_diff": (out.float() - eager.float()).abs().max().item(),
         "max_abs_diff_fp64": diff,
         "rel_err_fp64": diff / max(ref64.abs().max().item(), 1e-30),
-        "tolerance_passed": bool(torch.allclose(out, eager, rtol=rtol, atol=atol)),
+        "tolerance_passed": close or diff <= eager_diff + atol,
     }
 
 
