@@ -12,21 +12,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import torch
 
+from runtime_lab.catalog import FUSION_MODES
 from runtime_lab.experiments import fusion
 from runtime_lab.experiments.base import Context
 from runtime_lab.fusion_summary import key_figures, mode_figures
 from runtime_lab.spec import build_spec
 
-ALL_MODES = ",".join(
-    [
-        "eager",
-        "inductor",
-        "inductor-reduce-overhead",
-        "inductor-max-autotune-no-cudagraphs",
-        "dynamo-eager",
-        "cuda-graph",
-    ]
-)
+ALL_MODES = ",".join(FUSION_MODES)
 
 
 def run(shape, dtype, **options):

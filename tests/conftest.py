@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import streamlit as st
 import torch
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -21,3 +27,13 @@ def data_dir(tmp_path, monkeypatch):
     path = tmp_path / "lab-data"
     monkeypatch.setenv("RUNTIME_LAB_DATA_DIR", str(path))
     return path
+
+
+@pytest.fixture
+def app(data_dir):
+    """The app under AppTest, run once, with a fresh manager (and worker) on this test's data."""
+    st.cache_resource.clear()
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    yield at
+    st.cache_resource.clear()  # on_release closes the manager and stops its worker

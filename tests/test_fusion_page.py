@@ -2,8 +2,6 @@
 
 from pathlib import Path
 
-import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 from test_fusion_frames import _result, _run
 
@@ -11,15 +9,6 @@ from runtime_lab import ui
 from runtime_lab.catalog import EXPERIMENTS
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-
-
-@pytest.fixture
-def app(data_dir):
-    st.cache_resource.clear()  # a fresh manager (and worker) on this test's data directory
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    yield at
-    st.cache_resource.clear()  # on_release closes the manager and stops its worker
 
 
 def _open(at):

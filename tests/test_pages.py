@@ -5,22 +5,11 @@ import signal
 import time
 from pathlib import Path
 
-import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from runtime_lab import ui
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-
-
-@pytest.fixture
-def app(data_dir):
-    st.cache_resource.clear()  # a fresh manager (and worker) on this test's data directory
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    yield at
-    st.cache_resource.clear()  # on_release closes the manager and stops its worker
 
 
 def _open(at, page):
