@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from runtime_lab.results import stats
 from runtime_lab.results_fusion import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
 
+CEILING_FILE = "copy-ceiling.json"  # written by the worker, one entry per device and torch
 HOST_BOUND_FRACTION = (
     0.8  # issuing a call takes ≥ 80 % of its device time: the GPU waits on the host
 )
@@ -106,3 +109,12 @@ def key_figures(result: FusionResult) -> dict[str, Any]:
             else None
         ),
     }
+
+
+def load_ceilings(data_dir: Path) -> dict[str, float]:
+    """Measured copy ceilings (GB/s) by 'device | torch', for the sidebar; {} if none yet."""
+    try:
+        data = json.loads((Path(data_dir) / CEILING_FILE).read_text())
+        return {key: float(entry["gbps"]) for key, entry in data.items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}

@@ -8,6 +8,7 @@ import streamlit as st
 
 from runtime_lab import frames, report
 from runtime_lab.catalog import EXPERIMENTS
+from runtime_lab.fusion_summary import load_ceilings
 from runtime_lab.history import HistoryError
 from runtime_lab.jobs import JobManager
 from runtime_lab.spec import (
@@ -60,6 +61,8 @@ def sidebar(jobs: JobManager) -> None:
             st.error(status["worker_error"])
         if jobs.history_notice:
             st.warning(jobs.history_notice)
+        for key, gbps in load_ceilings(jobs.data_dir).items():
+            st.caption(f"Copy ceiling, {key}: {gbps:,.0f} GB/s (measured once, cached)")
         if env:
             with st.expander("Environment"):
                 st.dataframe(frames.environment_frame(env), hide_index=True)

@@ -138,3 +138,19 @@ def test_history_lists_the_run(server, page):
     # The grid is a canvas; the selectbox names each run in text (its combobox input's value).
     opened = main.get_by_role("combobox", name="Open run")
     expect(opened).to_have_value(re.compile(r"streams 128x128 float32 cpu"))
+
+
+def test_fusion_run_on_cpu(server, page):
+    open_page(page, server, "Fusion & compile")
+    page.get_by_test_id("stTextInput").filter(has_text="Shape").locator("input").fill("128x128")
+    choose(page, "Device", "cpu")
+    page.get_by_role("button", name="Run", exact=True).click()
+    # a cold C++ compile on this CPU takes 15-25 s, then every mode is checked and timed
+    success = page.get_by_test_id("stAlertContentSuccess").filter(has_text="fusion CPU 128x128")
+    expect(success).to_be_visible(timeout=4 * RUN_TIMEOUT_MS)
+    wait_idle(page)
+    expect(success).to_contain_text("inductor 1 kernel vs eager 4")
+    charts = page.get_by_test_id("stVegaLiteChart")
+    expect(charts.nth(3)).to_be_visible()  # kernels, compile, bandwidth, time per call
+    compiled = page.get_by_test_id("stMetric").filter(has_text="inductor kernels/call")
+    expect(compiled.get_by_test_id("stMetricValue")).to_have_text("1")

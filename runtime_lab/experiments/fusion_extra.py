@@ -13,12 +13,12 @@ from pathlib import Path
 import torch
 
 from runtime_lab.experiments.base import free_bytes, torch_dtype
+from runtime_lab.fusion_summary import CEILING_FILE
 from runtime_lab.results import stats
 from runtime_lab.results_fusion import CompileLatency, ModeResult, SweepPoint
 from runtime_lab.spec import RunSpec
 from runtime_lab.timing import measure, measure_loop
 
-CEILING_FILE = "copy-ceiling.json"
 COPY_BYTES = {"cuda": 1 << 30, "cpu": 256 << 20}  # far past the L2 / LLC: a DRAM figure
 
 
