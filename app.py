@@ -11,6 +11,7 @@ pages = st.navigation(
         "Lab": [
             st.Page("pages/overview.py", title="Overview", icon="🧪", default=True),
             st.Page("pages/fusion.py", title="Fusion & compile", icon="⚡"),
+            st.Page("pages/recompiles.py", title="Shapes & recompiles", icon="🔁"),
             st.Page("pages/streams.py", title="Streams & events", icon="🔀"),
         ],
         "Records": [st.Page("pages/history.py", title="History", icon="🗂️")],

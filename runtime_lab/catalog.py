@@ -12,7 +12,8 @@ class OptionSpec:
     default: object
     help: str
     choices: tuple[str, ...] = ()
-    kind: str = "choice"  # "choice" | "multi" (comma list of choices) | "bool" | "int" | "sizes"
+    # "choice" | "multi" (comma list of choices) | "bool" | "int" | "sizes" | "shapes" (sequence)
+    kind: str = "choice"
     low: int = 0
     high: int = 0
 
@@ -35,6 +36,14 @@ FUSION_MODES = (
     "inductor-max-autotune-no-cudagraphs",
     "dynamo-eager",
     "cuda-graph",
+)
+
+RECOMPILE_MODES = ("dynamic=False", "dynamic=None", "dynamic=True", "mark_dynamic")
+SHAPES_HELP = (
+    "the calls, in order: 512x512,1024x1024 or 512x512:float16 (a dtype change), up to 32, or a "
+    "preset (squares, growing-batch, alternating, odd-sizes, random:SEED, pow2-buckets, "
+    "dtype-change). It replaces the main shape, which this experiment ignores; entries without "
+    "a dtype use the main dtype"
 )
 
 EXPERIMENTS: dict[str, ExperimentInfo] = {
@@ -88,6 +97,71 @@ EXPERIMENTS: dict[str, ExperimentInfo] = {
         ),
         module="runtime_lab.experiments.streams",
         default_shape="4096x4096",
+    ),
+    "recompiles": ExperimentInfo(
+        name="recompiles",
+        title="Shapes & recompiles",
+        summary=(
+            "A sequence of shapes through torch.compile, call by call: compiles, recompiles and "
+            "their guard-failure reasons under each dynamic mode, the recompile limit, bucketing "
+            "and graph breaks."
+        ),
+        module="runtime_lab.experiments.recompiles",
+        default_shape="512x512",
+        options={
+            "shapes": OptionSpec(
+                default="512x512,1024x1024,2048x2048,3000x3000,4096x4096,512x512",
+                help=SHAPES_HELP,
+                kind="shapes",
+            ),
+            "modes": OptionSpec(
+                default=",".join(RECOMPILE_MODES),
+                help="dynamic modes compared on the same sequence, each from a clean state",
+                choices=RECOMPILE_MODES,
+                kind="multi",
+            ),
+            "dims": OptionSpec(
+                default="0,1",
+                help="dimensions marked dynamic in mark_dynamic and padded when bucketing",
+                choices=("0", "1", "2", "3"),
+                kind="multi",
+            ),
+            "backend": OptionSpec(
+                default="inductor",
+                help="torch.compile backend: eager is Dynamo only (same recompiles, fast compiles)",
+                choices=("inductor", "eager"),
+            ),
+            "bucket": OptionSpec(
+                default="pow2",
+                help="what-if: pad shapes up to buckets and rerun with dynamic=False (off: skip)",
+                choices=("pow2", "multiple", "off"),
+            ),
+            "bucket_multiple": OptionSpec(
+                default=256, help="bucket size N for bucket=multiple", kind="int", low=1, high=65536
+            ),
+            "graph_break": OptionSpec(
+                default="item-branch",
+                help="variant with a graph break: a data-dependent .item() branch or a print()",
+                choices=("item-branch", "print", "off"),
+            ),
+            "recompile_limit": OptionSpec(
+                default=8,
+                help="torch._dynamo.config.recompile_limit for this run (torch's default 8)",
+                kind="int",
+                low=1,
+                high=64,
+            ),
+            "fullgraph": OptionSpec(
+                default=False,
+                help="torch.compile(fullgraph=...): True makes hitting the limit an error",
+                kind="bool",
+            ),
+            "fresh_caches": OptionSpec(
+                default=False,
+                help="compile each mode with empty Inductor caches (cold compile seconds)",
+                kind="bool",
+            ),
+        },
     ),
     "selftest": ExperimentInfo(
         name="selftest",

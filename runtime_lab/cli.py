@@ -37,21 +37,29 @@ def build_parser() -> argparse.ArgumentParser:
     experiments = run.add_subparsers(dest="experiment", required=True, parser_class=_Parser)
     for info in EXPERIMENTS.values():
         sub = experiments.add_parser(info.name, help=info.summary, description=info.summary)
-        _common_args(sub, info.default_shape)
+        sequence = any(o.kind == "shapes" for o in info.options.values())
+        _common_args(sub, info.default_shape, sequence)
         for name, option in info.options.items():
             allowed = f" ({', '.join(option.choices)})" if option.choices else ""
             sub.add_argument(
-                f"--{name.replace('_', '-')}", dest=f"opt_{name}", help=option.help + allowed
+                f"--{name.replace('_', '-')}",
+                dest=f"opt_{name}",
+                metavar=name.upper(),
+                help=option.help + allowed,
             )
     return parser
 
 
-def _common_args(sub: argparse.ArgumentParser, default_shape: str) -> None:
+def _common_args(sub: argparse.ArgumentParser, default_shape: str, sequence: bool) -> None:
     # numbers stay strings here so RunSpec validation gives every field the same message style
-    sub.add_argument(
-        "--shape", default=default_shape, help="1 to 4 dims: 4096x4096, 4096,4096 or '4096 4096'"
-    )
-    sub.add_argument("--dtype", default="float32", help=f"one of {', '.join(DTYPES)}")
+    shape_help = "1 to 4 dims: 4096x4096, 4096,4096 or '4096 4096'"
+    if sequence:
+        shape_help = "ignored: --shapes is what runs (the run records its first shape)"
+    sub.add_argument("--shape", default=default_shape, help=shape_help)
+    dtype_help = f"one of {', '.join(DTYPES)}"
+    if sequence:
+        dtype_help += "; for the shapes without their own :dtype"
+    sub.add_argument("--dtype", default="float32", help=dtype_help)
     sub.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     sub.add_argument("--warmup", default="10", help="warm-up calls before timing (0 to 1000)")
     sub.add_argument("--repeat", default="50", help="timed calls (1 to 10000)")
@@ -116,6 +124,8 @@ def _run(args: argparse.Namespace) -> int:
     print(rep.headline + (f" (run #{job.run_id})" if job.run_id else ""))
     for metric in rep.metrics:
         print(f"  {metric.label}: {metric.value}")
+    for warning in rep.warnings:
+        print(f"  warning: {warning}")
     for note in rep.notes:
         print(f"  {note}")
     return EXIT_OK if job.state == "done" else EXIT_FAILED

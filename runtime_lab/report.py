@@ -31,6 +31,7 @@ class Report:
     notes: tuple[str, ...] = ()
     downloads: tuple[tuple[str, str, bytes, str], ...] = field(default_factory=tuple)
     code: tuple[tuple[str, str, str], ...] = ()  # (title, language, source)
+    warnings: tuple[str, ...] = ()  # states a reader must not miss, e.g. a limit that was hit
 
 
 def fmt_ms(value: float) -> str:
@@ -130,8 +131,15 @@ def _fusion(run: dict[str, Any], result: Any) -> Report:
     return build_fusion(run, result)
 
 
+def _recompiles(run: dict[str, Any], result: Any) -> Report:
+    from runtime_lab.report_recompiles import build as build_recompiles  # it imports this module
+
+    return build_recompiles(run, result)
+
+
 BUILDERS: dict[str, Callable[[dict[str, Any], Any], Report]] = {
     "fusion": _fusion,
+    "recompiles": _recompiles,
     "streams": _streams,
     "selftest": _selftest,
 }
@@ -161,8 +169,12 @@ def build(run: dict[str, Any]) -> Report:
 def summary(run: dict[str, Any]) -> dict[str, Any] | None:
     """Headline figures of a finished run, for the CLI JSON (None where an experiment has none)."""
     experiment = run["spec"]["experiment"]
-    if run.get("status") != "done" or experiment != "fusion":
+    if run.get("status") != "done":
         return None
-    from runtime_lab.fusion_summary import key_figures
-
+    if experiment == "fusion":
+        from runtime_lab.fusion_summary import key_figures
+    elif experiment == "recompiles":
+        from runtime_lab.recompiles_summary import key_figures
+    else:
+        return None
     return key_figures(result_from_record(experiment, run["result"]))

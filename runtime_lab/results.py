@@ -98,6 +98,10 @@ def result_type(experiment: str) -> type | None:
         from runtime_lab.results_fusion import FusionResult
 
         return FusionResult
+    if experiment == "recompiles":
+        from runtime_lab.results_recompiles import RecompilesResult
+
+        return RecompilesResult
     return {"streams": StreamsResult, "selftest": SelftestResult}.get(experiment)
 
 

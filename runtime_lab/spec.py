@@ -170,7 +170,20 @@ def _sizes(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) ->
     return ",".join(str(s) for s in sizes)
 
 
+def _shapes(name: str, value: Any, problems: dict[str, str]) -> str:
+    """A shape sequence, canonical: presets expanded, one entry per call, comma-joined."""
+    from runtime_lab.shapeseq import canonical  # it imports this module
+
+    try:
+        return canonical(value)
+    except ValueError as exc:
+        problems[name] = f"{_show(value)} {exc}"
+        return ""
+
+
 def _option(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) -> Any:
+    if spec.kind == "shapes":
+        return _shapes(name, value, problems)
     if spec.kind == "multi":
         return _multi(name, spec, value, problems)
     if spec.kind == "sizes":
@@ -203,8 +216,10 @@ def build_spec(
         )
         raise SpecError(problems)
     info = EXPERIMENTS[experiment]
+    sequence = next((n for n, o in info.options.items() if o.kind == "shapes"), None)
     try:
-        dims = parse_shape(shape)
+        # with a shape sequence the main shape is ignored: the run records the sequence's first
+        dims = parse_shape(shape) if sequence is None else (1,)
     except ValueError as exc:
         problems["shape"] = f"{_show(shape)} {exc}"
         dims = (1,)
@@ -227,6 +242,8 @@ def build_spec(
     }
     if problems:
         raise SpecError(problems)
+    if sequence is not None:
+        dims = parse_shape(re.split(r"[,:]", opts[sequence])[0])
     return RunSpec(
         experiment=experiment,
         shape=dims,

@@ -11,6 +11,7 @@ from runtime_lab.catalog import EXPERIMENTS
 from runtime_lab.fusion_summary import load_ceilings
 from runtime_lab.history import HistoryError
 from runtime_lab.jobs import JobManager
+from runtime_lab.shapeseq import PRESETS, preset
 from runtime_lab.spec import (
     DTYPES,
     REPEAT_RANGE,
@@ -71,19 +72,25 @@ def sidebar(jobs: JobManager) -> None:
 def spec_form(experiment: str, env: dict[str, Any]):
     """The common inputs plus the experiment's own options; returns a valid RunSpec or None."""
     info = EXPERIMENTS[experiment]
+    sequences = [name for name, o in info.options.items() if o.kind == "shapes"]
+    for name in sequences:
+        _sequence_presets(experiment, name, info.options[name])
     with st.form(f"form-{experiment}"):
-        cols = st.columns(3)
-        shape = cols[0].text_input(
-            "Shape", info.default_shape, help="1 to 4 dims: 4096x4096, 4096,4096 or 4096 4096"
-        )
-        dtype = cols[1].selectbox("dtype", DTYPES)
+        cells = iter(st.columns(3))
+        shape = info.default_shape  # with a shape sequence the main shape is ignored: no input
+        if not sequences:
+            shape = next(cells).text_input(
+                "Shape", info.default_shape, help="1 to 4 dims: 4096x4096, 4096,4096 or 4096 4096"
+            )
+        dtype_help = "dtype of the shapes without their own :dtype" if sequences else None
+        dtype = next(cells).selectbox("dtype", DTYPES, help=dtype_help)
         devices = ["auto", "cpu"] + [f"cuda:{g['index']}" for g in env.get("gpus") or []]
-        device = cols[2].selectbox("Device", devices)
+        device = next(cells).selectbox("Device", devices)
         cols = st.columns(3)
         warmup = cols[0].number_input("Warm-up calls", *WARMUP_RANGE, value=10)
         repeat = cols[1].number_input("Timed calls", *REPEAT_RANGE, value=50)
         l2_flush = cols[2].checkbox("Flush L2 between calls", value=True)
-        options = _option_inputs(info.options)
+        options = _option_inputs(info.options, experiment)
         submitted = st.form_submit_button("Run", type="primary")
     if not submitted:
         return None
@@ -101,23 +108,62 @@ def spec_form(experiment: str, env: dict[str, Any]):
     return None if problems else spec
 
 
-def _option_inputs(specs: dict[str, Any]) -> dict[str, Any]:
+def _option_inputs(specs: dict[str, Any], experiment: str = "") -> dict[str, Any]:
     """Lists one per row (their chips need the width), other values in a row, yes/no below."""
     values: dict[str, Any] = {}
-    kinds = {"multi": [], "value": [], "bool": []}
+    kinds = {"shapes": [], "multi": [], "value": [], "bool": []}
     for name, option in specs.items():
-        kinds[option.kind if option.kind in ("multi", "bool") else "value"].append(name)
-    for name in kinds["multi"]:
-        values[name] = _option_input(name, specs[name])
+        kinds[option.kind if option.kind in kinds else "value"].append(name)
+    for name in kinds["shapes"] + kinds["multi"]:
+        values[name] = _option_input(name, specs[name], experiment)
     for row in filter(None, (kinds["value"], kinds["bool"])):
         for col, name in zip(st.columns(max(3, len(row))), row, strict=False):
             with col:
-                values[name] = _option_input(name, specs[name])
+                values[name] = _option_input(name, specs[name], experiment)
     return values
 
 
-def _option_input(name: str, option) -> Any:
+def _sequence_key(experiment: str, name: str) -> str:
+    return f"{experiment}-{name}"
+
+
+def _apply_preset(key: str) -> None:
+    chosen = st.session_state[f"{key}-preset"]
+    if chosen in PRESETS:
+        st.session_state[key] = preset(chosen, int(st.session_state[f"{key}-seed"]))
+
+
+def _sequence_presets(experiment: str, name: str, option) -> None:
+    """A preset picker above the form (a form's widgets act only on Run): it fills the box."""
+    key = _sequence_key(experiment, name)
+    st.session_state.setdefault(key, str(option.default))
+    left, right = st.columns([3, 1])
+    left.selectbox(
+        f"Preset for {name}",
+        ["typed", *PRESETS],
+        format_func=lambda p: "as typed below" if p == "typed" else f"{p}: {PRESETS[p][0]}",
+        key=f"{key}-preset",
+        on_change=_apply_preset,
+        args=(key,),
+        help="fills the box below; edit it freely afterwards",
+    )
+    right.number_input(
+        "Preset seed",
+        0,
+        2**31 - 1,
+        key=f"{key}-seed",
+        on_change=_apply_preset,
+        args=(key,),
+        help="seed of the random preset",
+    )
+
+
+def _option_input(name: str, option, experiment: str = "") -> Any:
     """One widget per option kind; values go to build_spec as they are (it validates them)."""
+    if option.kind == "shapes":
+        key = _sequence_key(experiment, name)
+        st.session_state.setdefault(key, str(option.default))
+        return st.text_area(name, key=key, help=option.help, height=80)
     if option.kind == "multi":
         default = [c for c in str(option.default).split(",") if c in option.choices]
         return st.multiselect(name, option.choices, default=default, help=option.help)
@@ -183,6 +229,8 @@ def draw(run: dict[str, Any]) -> None:
         (st.success if rep.ok else st.error)(rep.headline + saved)
     else:
         st.error(f"{rep.headline}{saved}")
+    for warning in rep.warnings:
+        st.warning(warning)
     if rep.metrics:
         for col, metric in zip(st.columns(min(4, len(rep.metrics))) * 4, rep.metrics, strict=False):
             col.metric(metric.label, metric.value, help=metric.help)

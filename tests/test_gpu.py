@@ -97,3 +97,25 @@ def test_fusion_kernels_on_cuda(jobs):
     assert kernel["grid"] and kernel["block"] and kernel["registers"]
     for mode in modes.values():
         assert min(mode["timing"]["device_ms"]) > 0
+
+
+def test_recompile_counts_on_cuda_with_inductor(jobs):
+    spec = build_spec(
+        "recompiles",
+        "8",
+        device="cuda",
+        warmup=2,
+        repeat=10,
+        options={"shapes": "squares", "backend": "inductor", "graph_break": "item-branch"},
+    )
+    job = jobs.wait(jobs.submit(spec), 600)
+    assert job.state == "done", job.error
+    modes = {m["mode"]: m for m in job.result["modes"]}
+    counts = {name: m["unique_graphs"] for name, m in modes.items()}
+    assert counts["dynamic=False"] == 5 and counts["dynamic=None"] == 2
+    assert counts["dynamic=True"] == 1 and counts["mark_dynamic"] == 1
+    second = modes["dynamic=False"]["calls"][1]
+    assert "expected 512, actual 1024" in second["reason"]
+    assert all(c["steady_ms"] > 0 for c in modes["dynamic=True"]["calls"])
+    breaks = job.result["graph_break"]
+    assert breaks["unique_graphs"] == 2 and breaks["graph_breaks"] == 1

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import shutil
 import tempfile
 import time
+import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -128,3 +131,115 @@ def generated_code(since: int) -> str | None:
                 text if len(text) <= MAX_CODE_CHARS else text[:MAX_CODE_CHARS] + "\n# … truncated"
             )
     return None
+
+
+def own_copy(fn: Callable, name: str) -> Callable:
+    """fn on its own code object: Dynamo caches (and counts toward recompile_limit) per code
+    object, so each compiled variant needs one."""
+    return types.FunctionType(fn.__code__.replace(), fn.__globals__, name)
+
+
+def compile_records() -> list:
+    """Compilation metrics of compiles (runtime records skipped), oldest first."""
+    return [
+        m for m in dynamo_utils.get_compilation_metrics() if not getattr(m, "is_runtime", False)
+    ]
+
+
+def new_records(before: list) -> list:
+    """Records added since `before` was taken (by identity: the metrics deque is bounded)."""
+    seen = {id(m) for m in before}
+    return [m for m in compile_records() if id(m) not in seen]
+
+
+def _cache_entries(code: types.CodeType) -> list:
+    try:
+        from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list
+
+        return list(_debug_get_cache_entry_list(code))
+    except Exception:  # a private API: without it the lab says less, never fails
+        return []
+
+
+def served_by(code: types.CodeType, frame_locals: dict) -> str | None:
+    """Compile id of the cached frame whose guards pass for these locals (newest first, as
+    Dynamo checks them); None when none does, i.e. the call ran eager."""
+    for entry in _cache_entries(code):
+        try:
+            if entry.guard_manager.check(frame_locals):
+                return str(entry.compile_id)
+        except Exception:
+            return None
+    return None
+
+
+def _id_order(compile_id: str) -> tuple[int, ...]:
+    """'0/4' → (0, 4); anything unexpected sorts first."""
+    return tuple(int(n) for n in re.findall(r"\d+", compile_id)) or (-1,)
+
+
+def final_guards(code: types.CodeType) -> tuple[str | None, str | None]:
+    """Compile id and guard tree of the newest cached frame, without source comments."""
+    entries = _cache_entries(code)
+    if not entries:
+        return None, None
+    # the cache list is most-recently-used first; the final frame is the newest compile id
+    newest = max(entries, key=lambda e: _id_order(str(getattr(e, "compile_id", ""))))
+    try:
+        text = str(newest.guard_manager)
+    except Exception:
+        return str(getattr(newest, "compile_id", "")) or None, None
+    lines = [re.sub(r"\s{2,}#\s.*$", "", line).rstrip() for line in text.strip().splitlines()]
+    text = "\n".join(lines)
+    if len(text) > MAX_CODE_CHARS:
+        text = text[:MAX_CODE_CHARS] + "\n… truncated"
+    return str(getattr(newest, "compile_id", "")) or None, text
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.messages.append(record.getMessage())
+        except Exception:
+            self.messages.append(str(record.msg))
+
+
+@contextmanager
+def dynamo_log() -> Iterator[list[str]]:
+    """Dynamo's log messages while inside, recompile reasons included (the list grows live).
+    They go to the run, not to stderr, unless TORCH_LOGS asked for them there."""
+    handler = _Collect()
+    logger = logging.getLogger("torch._dynamo")
+    configured = "TORCH_LOGS" in os.environ  # then set_logs is ignored: leave torch's handlers
+    if not configured:
+        torch._logging.set_logs(recompiles=True)
+        for torch_handler in list(logger.handlers):
+            logger.removeHandler(torch_handler)  # set_logs() below puts torch's back
+    logger.addHandler(handler)
+    try:
+        yield handler.messages
+    finally:
+        logger.removeHandler(handler)
+        if not configured:
+            torch._logging.set_logs()
+
+
+def guard_failures(messages: list[str]) -> tuple[str, ...]:
+    """The '- 0/1: tensor 'x' size mismatch …' lines of recompile log messages."""
+    found = []
+    for message in messages:
+        if "guard failure" in message:
+            found += [m.group(1) for m in re.finditer(r"^\s*- (.+)$", message, re.MULTILINE)]
+    return tuple(found)
+
+
+def warm_compiler(backend: str, device: torch.device) -> None:
+    """Compile and run a throwaway function, then reset: the process's one-time compiler start-up
+    (imports, toolchain checks) is then not charged to whichever mode happens to run first."""
+    fn = torch.compile(lambda t: t * 2 + 1, backend=backend, dynamic=False)
+    fn(torch.ones(8, device=device))
+    reset()
