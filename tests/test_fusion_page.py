@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from apphelpers import open_page, widget
 from streamlit.testing.v1 import AppTest
 from test_fusion_frames import _result, _run
 
@@ -12,32 +13,25 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def _open(at):
-    at.switch_page("pages/fusion.py")
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _widget(widgets, label):
-    return next(w for w in widgets if w.label == label)
+    return open_page(at, "pages/fusion.py")
 
 
 def test_fusion_form_has_every_option(app):
     at = _open(app)
     assert at.title[0].value == "Fusion & compile"
-    assert _widget(at.text_input, "Shape").value == EXPERIMENTS["fusion"].default_shape
-    modes = _widget(at.multiselect, "modes")
+    assert widget(at.text_input, "Shape").value == EXPERIMENTS["fusion"].default_shape
+    modes = widget(at.multiselect, "modes")
     assert modes.value == EXPERIMENTS["fusion"].options["modes"].default.split(",")
     assert "inductor-max-autotune-no-cudagraphs" in modes.options
-    assert _widget(at.selectbox, "dynamic").value == "auto"
-    assert _widget(at.checkbox, "fullgraph").value is True
-    assert _widget(at.checkbox, "fresh_process").value is False
-    assert _widget(at.text_input, "sweep").value == ""
+    assert widget(at.selectbox, "dynamic").value == "auto"
+    assert widget(at.checkbox, "fullgraph").value is True
+    assert widget(at.checkbox, "fresh_process").value is False
+    assert widget(at.text_input, "sweep").value == ""
 
 
 def test_bad_sweep_is_a_message_not_a_run(app):
     at = _open(app)
-    _widget(at.text_input, "sweep").set_value("1,2,x")
+    widget(at.text_input, "sweep").set_value("1,2,x")
     at.button[0].click()
     at.run()
     assert not at.exception

@@ -5,30 +5,12 @@ import signal
 import time
 from pathlib import Path
 
+from apphelpers import open_page, poll_until
 from streamlit.testing.v1 import AppTest
 
 from runtime_lab import ui
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-
-
-def _open(at, page):
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _poll_until(at, predicate, timeout_s=120):
-    """AppTest does not fire run_every timers: rerun the script until the page shows the outcome."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        at.run()
-        assert not at.exception, at.exception
-        if predicate(at):
-            return at
-        time.sleep(0.2)
-    raise AssertionError("page never showed the expected outcome")
 
 
 def _run_streams(at, shape="64x64", repeat=5):
@@ -58,10 +40,10 @@ def test_overview_and_sidebar(app):
 
 
 def test_streams_page_runs_on_cpu_and_draws_charts(app):
-    at = _open(app, "pages/streams.py")
+    at = open_page(app, "pages/streams.py")
     assert at.title[0].value == "Streams & events"
     _run_streams(at)
-    _poll_until(at, lambda a: len(a.success) > 0)
+    poll_until(at, lambda a: len(a.success) > 0)
     assert "max_abs_diff 0.000e+00" in at.success[0].value
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["tolerance"] == "pass"
@@ -70,7 +52,7 @@ def test_streams_page_runs_on_cpu_and_draws_charts(app):
 
 
 def test_bad_shape_is_a_message_not_a_run(app):
-    at = _open(app, "pages/streams.py")
+    at = open_page(app, "pages/streams.py")
     at.text_input[0].set_value("0x-3")
     at.button[0].click()
     at.run()
@@ -80,17 +62,17 @@ def test_bad_shape_is_a_message_not_a_run(app):
 
 
 def test_device_choices_are_the_machines_own(app):
-    at = _open(app, "pages/streams.py")
-    _poll_until(at, lambda a: bool(ui.manager().env))
+    at = open_page(app, "pages/streams.py")
+    poll_until(at, lambda a: bool(ui.manager().env))
     gpus = ui.manager().env["gpus"]
     assert at.selectbox[1].options == ["auto", "cpu"] + [f"cuda:{g['index']}" for g in gpus]
 
 
 def test_killed_worker_shows_a_failed_run_and_the_next_succeeds(app):
-    at = _open(app, "pages/streams.py")
+    at = open_page(app, "pages/streams.py")
     _run_streams(at, shape="512x512", repeat=10000)
     jobs = ui.manager()
-    _poll_until(
+    poll_until(
         at,
         lambda a: (
             "timing" in (jobs.status()["running"] or "")
@@ -99,19 +81,19 @@ def test_killed_worker_shows_a_failed_run_and_the_next_succeeds(app):
         120,
     )
     os.kill(jobs.status()["worker_pid"], signal.SIGKILL)
-    _poll_until(at, lambda a: any("failed" in e.value for e in a.error))
+    poll_until(at, lambda a: any("failed" in e.value for e in a.error))
     assert any("SIGKILL" in c.value for c in at.caption)
     _run_streams(at, shape="64x64", repeat=5)
-    _poll_until(at, lambda a: len(a.success) > 0)
+    poll_until(at, lambda a: len(a.success) > 0)
     statuses = [r["status"] for r in jobs.history.list()]
     assert statuses == ["done", "failed"]
 
 
 def test_history_page_lists_opens_and_deletes(app):
-    at = _open(app, "pages/streams.py")
+    at = open_page(app, "pages/streams.py")
     _run_streams(at)
-    _poll_until(at, lambda a: len(a.success) > 0)
-    at = _open(at, "pages/history.py")
+    poll_until(at, lambda a: len(a.success) > 0)
+    at = open_page(at, "pages/history.py")
     assert at.title[0].value == "History"
     assert any("streams 64x64" in option for option in at.selectbox[2].options)
     assert len(at.get("vega_lite_chart")) == 1

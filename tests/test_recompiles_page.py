@@ -1,8 +1,7 @@
 """AppTest for pages/recompiles.py: the sequence box and presets, a bad sequence refused, a run."""
 
-import time
-
 import pytest
+from apphelpers import open_page, poll_until, widget
 from streamlit.testing.v1 import AppTest
 from test_recompiles_frames import _result, _run
 
@@ -14,49 +13,31 @@ DEFAULT = EXPERIMENTS["recompiles"].options["shapes"].default
 
 
 def _open(at):
-    at.switch_page("pages/recompiles.py")
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _widget(widgets, label):
-    return next(w for w in widgets if w.label == label)
-
-
-def _poll_until(at, predicate, timeout_s=120):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        at.run()
-        assert not at.exception, at.exception
-        if predicate(at):
-            return at
-        time.sleep(0.2)
-    raise AssertionError("page never showed the expected outcome")
+    return open_page(at, "pages/recompiles.py")
 
 
 def test_form_has_the_sequence_box_and_no_main_shape(app):
     at = _open(app)
     assert at.title[0].value == "Shapes & recompiles"
-    assert _widget(at.text_area, "shapes").value == DEFAULT
+    assert widget(at.text_area, "shapes").value == DEFAULT
     assert not [w for w in at.text_input if w.label == "Shape"]  # ignored here, so not asked
-    modes = _widget(at.multiselect, "modes")
+    modes = widget(at.multiselect, "modes")
     assert modes.value == ["dynamic=False", "dynamic=None", "dynamic=True", "mark_dynamic"]
-    assert _widget(at.multiselect, "dims").value == ["0", "1"]
-    assert _widget(at.selectbox, "backend").value == "inductor"
-    assert _widget(at.number_input, "recompile_limit").value == 8
-    assert _widget(at.checkbox, "fullgraph").value is False
+    assert widget(at.multiselect, "dims").value == ["0", "1"]
+    assert widget(at.selectbox, "backend").value == "inductor"
+    assert widget(at.number_input, "recompile_limit").value == 8
+    assert widget(at.checkbox, "fullgraph").value is False
 
 
 def test_a_preset_fills_the_box(app):
     at = _open(app)
-    _widget(at.selectbox, "Preset for shapes").set_value("growing-batch")
+    widget(at.selectbox, "Preset for shapes").set_value("growing-batch")
     at.run()
-    assert _widget(at.text_area, "shapes").value == preset("growing-batch")
-    _widget(at.selectbox, "Preset for shapes").set_value("random")
-    _widget(at.number_input, "Preset seed").set_value(7)
+    assert widget(at.text_area, "shapes").value == preset("growing-batch")
+    widget(at.selectbox, "Preset for shapes").set_value("random")
+    widget(at.number_input, "Preset seed").set_value(7)
     at.run()
-    assert _widget(at.text_area, "shapes").value == preset("random", 7)
+    assert widget(at.text_area, "shapes").value == preset("random", 7)
 
 
 @pytest.mark.parametrize(
@@ -65,7 +46,7 @@ def test_a_preset_fills_the_box(app):
 )
 def test_invalid_sequence_is_a_message_naming_the_field(app, text, fragment):
     at = _open(app)
-    _widget(at.text_area, "shapes").set_value(text)
+    widget(at.text_area, "shapes").set_value(text)
     at.button[0].click()
     at.run()
     assert not at.exception
@@ -78,13 +59,13 @@ def test_invalid_sequence_is_a_message_naming_the_field(app, text, fragment):
 @pytest.mark.slow
 def test_a_cpu_run_draws_the_report(app):
     at = _open(app)
-    _widget(at.text_area, "shapes").set_value("64x64,128x128,64x64:float16")
-    _widget(at.selectbox, "Device").set_value("cpu")
-    _widget(at.selectbox, "backend").set_value("eager")
-    _widget(at.number_input, "Timed calls").set_value(3)
+    widget(at.text_area, "shapes").set_value("64x64,128x128,64x64:float16")
+    widget(at.selectbox, "Device").set_value("cpu")
+    widget(at.selectbox, "backend").set_value("eager")
+    widget(at.number_input, "Timed calls").set_value(3)
     at.button[0].click()
     at.run()
-    _poll_until(at, lambda a: len(a.success) > 0)
+    poll_until(at, lambda a: len(a.success) > 0)
     assert at.success[0].value.startswith("recompiles CPU eager, 3 calls: dynamic=False 3 graphs")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["dynamic=True: graphs"] == "2"  # the float16 call recompiles
