@@ -36,6 +36,7 @@ FUSION_MODES = (
     "inductor-max-autotune-no-cudagraphs",
     "dynamo-eager",
     "cuda-graph",
+    "cuda-graph-inductor",
 )
 
 RECOMPILE_MODES = ("dynamic=False", "dynamic=None", "dynamic=True", "mark_dynamic")

@@ -8,7 +8,7 @@ import pandas as pd
 from runtime_lab.catalog import FUSION_MODES
 from runtime_lab.frames_fusion import PHASE_ORDER
 
-MODE_COLORS = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#b279a2")
+MODE_COLORS = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#b279a2", "#9d755d")
 PHASE_COLORS = ("#4c78a8", "#72b7b2", "#f58518", "#e45756", "#b279a2", "#bab0ac")
 CEILING_COLOR = "#333333"
 LEGEND = {"orient": "bottom", "columns": 3, "labelLimit": 360}
@@ -21,7 +21,7 @@ def mode_scale(modes) -> alt.Scale:
     present = [m for m in FUSION_MODES if m in set(modes)]
     present += sorted(set(modes) - set(present))
     colors = dict(zip(FUSION_MODES, MODE_COLORS, strict=True))
-    return alt.Scale(domain=present, range=[colors.get(m, "#9d755d") for m in present])
+    return alt.Scale(domain=present, range=[colors.get(m, "#bab0ac") for m in present])
 
 
 def fmt_seconds(value: float) -> str:

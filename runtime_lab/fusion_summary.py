@@ -103,6 +103,11 @@ def key_figures(result: FusionResult) -> dict[str, Any]:
         "predicted_speedup": EAGER_TRANSFERS / FUSED_TRANSFERS,
         "measured_speedup": eager_ms / compiled_ms if eager_ms and compiled_ms else None,
         "loop_us_per_call": loops,
+        "cuda_graph_inductor_loop_speedup": (
+            loops["eager"] / loops["cuda-graph-inductor"]
+            if loops.get("eager") and loops.get("cuda-graph-inductor")
+            else None
+        ),
         "cuda_graph_loop_speedup": (
             loops["eager"] / loops["cuda-graph"]
             if loops.get("eager") and loops.get("cuda-graph")

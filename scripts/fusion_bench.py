@@ -73,7 +73,7 @@ def do_bench_check(spec, result):
         )
 
 
-LAUNCH_MODES = "eager,inductor,inductor-reduce-overhead,cuda-graph"
+LAUNCH_MODES = "eager,inductor,inductor-reduce-overhead,cuda-graph,cuda-graph-inductor"
 
 
 def main():

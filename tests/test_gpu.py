@@ -78,9 +78,9 @@ def test_reference_script_shows_fusion():
 
 
 def test_fusion_kernels_on_cuda(jobs):
-    spec = build_spec(
-        "fusion", "512x512", device="cuda", repeat=20, options={"compile_latency": False}
-    )
+    chosen = "eager,inductor,dynamo-eager,cuda-graph,cuda-graph-inductor"
+    options = {"compile_latency": False, "modes": chosen}
+    spec = build_spec("fusion", "512x512", device="cuda", repeat=20, options=options)
     job = jobs.wait(jobs.submit(spec), 600)
     assert job.state == "done", job.error
     modes = {m["mode"]: m for m in job.result["modes"]}
@@ -93,6 +93,7 @@ def test_fusion_kernels_on_cuda(jobs):
     assert modes["inductor"]["kernel_count"] == 1 and modes["inductor"]["max_abs_diff"] <= 1e-5
     assert modes["dynamo-eager"]["kernel_count"] == 4  # capture without codegen: no fusion
     assert modes["cuda-graph"]["ran"] and modes["cuda-graph"]["cuda_graph_compatible"]
+    assert modes["cuda-graph-inductor"]["kernel_count"] == 1  # the fused kernel, replayed
     kernel = modes["inductor"]["kernels"][0]
     assert kernel["grid"] and kernel["block"] and kernel["registers"]
     for mode in modes.values():

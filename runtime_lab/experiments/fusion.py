@@ -28,6 +28,7 @@ from runtime_lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure, measu
 TOLERANCES = {"float32": (1.3e-6, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float16": (1e-3, 1e-5)}
 PROFILED_CALLS = 3
 LOOP_CALLS = 200  # back-to-back calls: launch overhead shows, as in a real loop
+GRAPH_MODES = ("cuda-graph", "cuda-graph-inductor")  # manual torch.cuda.CUDAGraph captures
 INDUCTOR_MODES = {
     "inductor": None,
     "inductor-reduce-overhead": "reduce-overhead",
@@ -75,22 +76,25 @@ def build(mode: str, spec: RunSpec, x: torch.Tensor, y: torch.Tensor, fresh: boo
     if mode == "eager":
         return lambda: pointwise(x, y)
     if mode == "cuda-graph":
-        return _cuda_graph(x, y)
+        return _cuda_graph(pointwise, x, y)
+    if mode == "cuda-graph-inductor":
+        return _cuda_graph(_compiled("inductor", spec, fresh), x, y)
     compiled = _compiled(mode, spec, fresh)
     return lambda: compiled(x, y)
 
 
-def _cuda_graph(x: torch.Tensor, y: torch.Tensor):
-    """Capture the eager function once; each call replays the four kernels with one launch."""
+def _cuda_graph(fn, x: torch.Tensor, y: torch.Tensor):
+    """Capture fn(x, y) once (eager: four kernels; compiled: the fused one); a call is a replay.
+    The warm-up also compiles a compiled fn, so nothing compiles during capture."""
     side = torch.cuda.Stream(x.device)
     side.wait_stream(torch.cuda.current_stream(x.device))
     with torch.cuda.stream(side):  # warm up off the capture stream, as the CUDA graph docs do
         for _ in range(3):
-            pointwise(x, y)
+            fn(x, y)
     torch.cuda.current_stream(x.device).wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        static_out = pointwise(x, y)
+        static_out = fn(x, y)
 
     def replay():
         graph.replay()
@@ -146,13 +150,13 @@ def run_mode(mode: str, spec: RunSpec, tensors: tuple, ctx: Context, latency: bo
     x, y, eager_out, ref64 = tensors
     device = ctx.device
     fused = mode in INDUCTOR_MODES
-    transfers = FUSED_TRANSFERS if fused else EAGER_TRANSFERS
+    transfers = FUSED_TRANSFERS if fused or mode == "cuda-graph-inductor" else EAGER_TRANSFERS
     base = {
         "mode": mode,
         "transfers_per_element": transfers,
         "bytes_moved": transfers * x.numel() * x.element_size(),
     }
-    if mode == "cuda-graph" and device.type != "cuda":
+    if mode in GRAPH_MODES and device.type != "cuda":
         return ModeResult(ran=False, error="CUDA graphs need a GPU", **base)
     ct.clear_records()
     code_mark = ct.code_modules()
@@ -173,8 +177,8 @@ def run_mode(mode: str, spec: RunSpec, tensors: tuple, ctx: Context, latency: bo
         **base,
         **checks,
         "compile": tuple(compiles),
-        "unique_graphs": graphs if mode not in ("eager", "cuda-graph") else None,
-        "graph_breaks": breaks if mode not in ("eager", "cuda-graph") else None,
+        "unique_graphs": graphs if mode not in ("eager", *GRAPH_MODES) else None,
+        "graph_breaks": breaks if mode not in ("eager", *GRAPH_MODES) else None,
         "break_reasons": reasons,
         "generated_code": ct.generated_code(code_mark) if fused else None,
         "cuda_graph_compatible": _graph_ok(mode, device),
@@ -220,7 +224,7 @@ def _graph_ok(mode: str, device: torch.device) -> bool | None:
         return None
     if mode == "inductor-reduce-overhead":
         return ct.cudagraph_skip() is None
-    return True if mode == "cuda-graph" else None
+    return True if mode in GRAPH_MODES else None
 
 
 def run(spec: RunSpec, ctx: Context) -> FusionResult:
