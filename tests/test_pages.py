@@ -100,3 +100,23 @@ def test_history_page_lists_opens_and_deletes(app):
     at.button[0].click()
     at.run()
     assert any("No runs recorded yet" in i.value for i in at.info)
+
+
+def test_history_redraws_a_stored_fusion_run(app):
+    from test_fusion_frames import _result, _run
+
+    run = _run(_result())
+    stored = {
+        **run,
+        "job_id": "j",
+        "experiment": "fusion",
+        "device": "cuda:0",
+        "label": "fusion 4096x4096 float32 cuda:0",
+    }
+    stored |= {"env": {}, "error": None, "created_at": 1.0, "started_at": 1.0, "finished_at": 2.0}
+    run_id = ui.manager().history.add(stored)
+    at = open_page(app, "pages/history.py")
+    assert at.selectbox[2].value == run_id
+    assert at.success[0].value.startswith("fusion cuda:0 4096x4096 float32")
+    assert len(at.get("vega_lite_chart")) == 6
+    assert not at.exception
