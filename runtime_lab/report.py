@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -166,15 +167,14 @@ def build(run: dict[str, Any]) -> Report:
     return BUILDERS[experiment](run, result)
 
 
+# experiment → module with key_figures(result): the CLI JSON's headline numbers
+SUMMARIES = {"fusion": "runtime_lab.fusion_summary", "recompiles": "runtime_lab.recompiles_summary"}
+
+
 def summary(run: dict[str, Any]) -> dict[str, Any] | None:
     """Headline figures of a finished run, for the CLI JSON (None where an experiment has none)."""
     experiment = run["spec"]["experiment"]
-    if run.get("status") != "done":
+    if run.get("status") != "done" or experiment not in SUMMARIES:
         return None
-    if experiment == "fusion":
-        from runtime_lab.fusion_summary import key_figures
-    elif experiment == "recompiles":
-        from runtime_lab.recompiles_summary import key_figures
-    else:
-        return None
-    return key_figures(result_from_record(experiment, run["result"]))
+    module = importlib.import_module(SUMMARIES[experiment])  # lazy: keeps imports light
+    return module.key_figures(result_from_record(experiment, run["result"]))

@@ -15,6 +15,8 @@ from runtime_lab.spec import DTYPE_BYTES, RunSpec
 # Keep a margin: cuBLAS workspaces, the L2-flush buffer and fragmentation need room too.
 FIT_FRACTION = 0.9
 GIB = 2**30
+# (rtol, atol): torch.testing.assert_close's own defaults per dtype, stated so pages can show them
+TOLERANCES = {"float32": (1.3e-6, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float16": (1e-3, 1e-5)}
 
 
 class Refused(Exception):

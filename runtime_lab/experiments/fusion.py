@@ -5,14 +5,13 @@ from __future__ import annotations
 import math
 import types
 import uuid
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
 from runtime_lab import config
 from runtime_lab.experiments import compile_tools as ct
-from runtime_lab.experiments.base import Context, element_bytes, torch_dtype
+from runtime_lab.experiments.base import TOLERANCES, Context, element_bytes, torch_dtype
 from runtime_lab.experiments.fusion_extra import copy_ceiling_gbps, fresh_process_latency, sweep
 from runtime_lab.profiling import profile_calls
 from runtime_lab.results_fusion import (
@@ -25,7 +24,6 @@ from runtime_lab.results_fusion import (
 from runtime_lab.spec import RunSpec
 from runtime_lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure, measure_loop
 
-TOLERANCES = {"float32": (1.3e-6, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float16": (1e-3, 1e-5)}
 PROFILED_CALLS = 3
 LOOP_CALLS = 200  # back-to-back calls: launch overhead shows, as in a real loop
 GRAPH_MODES = ("cuda-graph", "cuda-graph-inductor")  # manual torch.cuda.CUDAGraph captures
@@ -250,7 +248,6 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
                 ModeResult(mode=mode, ran=False, error=f"{type(exc).__name__}: {exc}"[:2000])
             )
     del ref64
-    notes = []
     if spec.option("fresh_process") and _latency_mode(modes):
         ctx.progress("cold compile in a fresh process", None, None)
         results = _add_fresh(results, _latency_mode(modes), spec, device)
@@ -269,7 +266,6 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
         modes=tuple(results),
         copy_ceiling_gbps=ceiling,
         sweep=tuple(points),
-        notes=tuple(notes),
     )
 
 
@@ -283,7 +279,3 @@ def _add_fresh(results: list[ModeResult], mode: str, spec: RunSpec, device) -> l
 
     fresh = fresh_process_latency(mode, spec, device)
     return [replace(r, compile=(*r.compile, fresh)) if r.mode == mode else r for r in results]
-
-
-def trace_dir() -> Path:
-    return config.data_dir() / "traces"

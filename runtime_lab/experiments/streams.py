@@ -6,13 +6,10 @@ import math
 
 import torch
 
-from runtime_lab.experiments.base import Context, element_bytes, torch_dtype
+from runtime_lab.experiments.base import TOLERANCES, Context, element_bytes, torch_dtype
 from runtime_lab.results import StreamsResult, Timing
 from runtime_lab.spec import RunSpec
 from runtime_lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure
-
-# torch.testing.assert_close's own defaults per dtype, stated so the page can show them.
-TOLERANCES = {"float32": (1.3e-6, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float16": (1e-3, 1e-5)}
 
 STEPS = (
     "default: produce x, y",
