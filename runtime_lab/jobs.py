@@ -42,6 +42,11 @@ class Job:
     run_id: int | None = None
     history_error: str | None = None
     joined: int = 1
+    # when the worker itself began and ended the job (time.monotonic() in the worker, one clock
+    # for the whole host): jobs never overlap; None when the worker died before it could say
+    worker_started: float | None = None
+    worker_finished: float | None = None
+    memory_after: dict[str, int] | None = None  # what the worker still held after the job
 
     @property
     def finished(self) -> bool:
@@ -255,6 +260,9 @@ class JobManager:
                     "error": message.get("error"),
                     "device": message.get("device"),
                     "stage": "",
+                    "worker_started": message.get("started_mono"),
+                    "worker_finished": message.get("finished_mono"),
+                    "memory_after": message.get("memory_after"),
                 }
 
     def _drop_worker(self, state: str, error: str) -> dict[str, Any]:

@@ -89,7 +89,7 @@ def _expand(item: str) -> list[str] | None:
         return None
     if arg and name != "random":
         raise ValueError(f"preset {item!r}: only random takes a seed (random:SEED)")
-    if arg and not re.fullmatch(r"\s*\d{1,9}\s*", arg):
+    if arg and not re.fullmatch(r"\s*[0-9]{1,9}\s*", arg):
         raise ValueError(f"preset {item!r}: the seed must be a whole number ≥ 0, as in random:7")
     return re.split(r"[,;\n]", preset(name, int(arg) if arg else 0))
 

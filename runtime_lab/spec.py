@@ -21,7 +21,8 @@ WARMUP_RANGE = (0, 1000)
 REPEAT_RANGE = (1, 10000)
 SHAPE_HELP = "1 to 4 positive integers, e.g. 4096x4096, 4096,4096 or 4096 4096"
 DEVICE_HELP = "auto, cpu, cuda or cuda:N (N a GPU index)"
-_DEVICE_RE = re.compile(r"^(auto|cpu|cuda|cuda:(\d{1,2}))$")
+_DEVICE_RE = re.compile(r"^(auto|cpu|cuda|cuda:([0-9]{1,2}))$")  # ASCII digits only
+NON_ASCII_DIGITS = "uses digits other than 0-9 (type the number with ASCII digits)"
 
 
 class SpecError(ValueError):
@@ -95,12 +96,14 @@ def parse_shape(text: Any) -> tuple[int, ...]:
         raise ValueError(f"has {len(parts)} dimensions; expected {SHAPE_HELP}")
     dims = []
     for part in parts:
-        if not re.fullmatch(r"[+]?\d{1,12}", part.strip()):
-            shown = part if len(part) <= 20 else part[:20] + "…"
+        shown = part if len(part) <= 20 else part[:20] + "…"
+        if part.strip().isdigit() and not part.strip().isascii():
+            raise ValueError(f"dimension {shown!r} {NON_ASCII_DIGITS}; expected {SHAPE_HELP}")
+        if not re.fullmatch(r"[+]?[0-9]+", part.strip()):
             raise ValueError(
                 f"dimension {shown!r} is not a positive integer; expected {SHAPE_HELP}"
             )
-        dims.append(int(part))
+        dims.append(int(part) if len(part.strip()) <= 30 else MAX_DIM + 1)
     if any(d <= 0 for d in dims):
         raise ValueError(f"has a dimension ≤ 0 ({dims}); expected {SHAPE_HELP}")
     if any(d > MAX_DIM for d in dims):
@@ -116,9 +119,14 @@ def _int_in(name: str, value: Any, lo: int, hi: int, problems: dict[str, str]) -
     try:
         if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
             raise ValueError
-        number = int(str(value).strip()) if isinstance(value, str) else int(value)
-    except (TypeError, ValueError):
-        problems[name] = f"{_show(value)} is not an integer; allowed {lo} to {hi}"
+        if isinstance(value, str) and not re.fullmatch(r"[+-]?[0-9]+", value.strip()):
+            raise ValueError
+        text = str(value).strip() if isinstance(value, str) else ""
+        number = (int(text) if len(text) <= 30 else hi + 1) if text else int(value)
+    except (TypeError, ValueError, OverflowError):
+        digits = isinstance(value, str) and value.strip().isdigit() and not value.isascii()
+        what = NON_ASCII_DIGITS if digits else "is not an integer"
+        problems[name] = f"{_show(value)} {what}; allowed {lo} to {hi}"
         return lo
     if not lo <= number <= hi:
         problems[name] = f"{number} is out of range; allowed {lo} to {hi}"
@@ -161,7 +169,7 @@ def _sizes(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) ->
     items = value if isinstance(value, (list, tuple)) else re.split(r"[,\s]+", str(value).strip())
     items = [str(i).strip() for i in items if str(i).strip()]
     allowed = f"up to {MAX_SIZES} integers from {spec.low} to {spec.high}, e.g. 256,1024,4096"
-    if len(items) > MAX_SIZES or not all(re.fullmatch(r"\d{1,9}", i) for i in items):
+    if len(items) > MAX_SIZES or not all(re.fullmatch(r"[0-9]{1,9}", i) for i in items):
         problems[name] = f"{_show(value)} is not a size list; allowed: {allowed}"
         return ""
     sizes = [int(i) for i in items]

@@ -100,12 +100,21 @@ def spec_form(experiment: str, env: dict[str, Any]):
         )
     except SpecError as exc:
         for name, problem in exc.problems.items():
-            st.error(f"**{name}**: {problem}")
+            st.error(f"**{name}**: {plain(problem)}")
         return None
     problems = check_against_env(spec, env)
     for name, problem in problems.items():
-        st.error(f"**{name}**: {problem}")
+        st.error(f"**{name}**: {plain(problem)}")
     return None if problems else spec
+
+
+_MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`*_[]<>$!~|"})
+
+
+def plain(text: str) -> str:
+    """Text that quotes user input, as markdown that renders it literally (no links, images,
+    HTML, LaTeX or colour directives): a message may show what was typed, never act on it."""
+    return text.translate(_MARKDOWN)
 
 
 def _option_inputs(specs: dict[str, Any], experiment: str = "") -> dict[str, Any]:

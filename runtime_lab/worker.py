@@ -6,6 +6,7 @@ import argparse
 import gc
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -49,13 +50,35 @@ class _Progress:
         )
 
 
-def _describe(exc: BaseException) -> tuple[str, bool]:
-    """A readable reason, and whether the CUDA context may be broken (then the worker restarts)."""
+def _gib(n: float) -> str:
+    return f"{n / 2**30:,.2f} GiB"
+
+
+def _oom_figures(exc: BaseException, text: str) -> str | None:
+    """'tried to allocate X on D, Y free' for a CUDA or host allocation failure, else None."""
+    import psutil
     import torch
 
+    cpu = "can't allocate memory" in text  # c10's DefaultCPUAllocator raises a RuntimeError
+    if not (isinstance(exc, torch.OutOfMemoryError) or cpu):
+        return None
+    asked = re.search(r"(?i)tried to allocate (?:(\d+) bytes|([0-9.]+ [KMGT]iB))", text)
+    needed = "an unknown amount"
+    if asked:
+        needed = _gib(int(asked.group(1))) if asked.group(1) else asked.group(2)
+    if cpu:
+        available = psutil.virtual_memory().available
+        return f"tried to allocate {needed} on cpu; {_gib(available)} of host RAM available"
+    free, total = torch.cuda.mem_get_info()
+    return f"tried to allocate {needed} on cuda; {_gib(free)} of {_gib(total)} GPU memory free"
+
+
+def _describe(exc: BaseException) -> tuple[str, bool]:
+    """A readable reason, and whether the CUDA context may be broken (then the worker restarts)."""
     text = f"{type(exc).__name__}: {exc}".strip()
-    if isinstance(exc, torch.OutOfMemoryError):
-        return "out of memory: " + text[:MAX_ERROR_CHARS], False
+    figures = _oom_figures(exc, text)
+    if figures:
+        return f"out of memory: {figures}. {text}"[:MAX_ERROR_CHARS], False
     broken = "CUDA error" in text or type(exc).__name__ == "AcceleratorError"
     tail = "".join(traceback.format_exception(exc)[-3:])
     return (text + "\n" + tail)[:MAX_ERROR_CHARS], broken
@@ -67,8 +90,15 @@ def run_job(conn, job_id: str, spec_data: dict[str, Any]) -> bool:
     from runtime_lab.results import to_plain
     from runtime_lab.spec import RunSpec, SpecError
 
-    started = time.time()
-    outcome: dict[str, Any] = {"op": "result", "job_id": job_id, "started_at": started}
+    # monotonic stamps (CLOCK_MONOTONIC, one clock for every process on the host): the server
+    # checks with them that jobs never overlap; wall-clock stamps are for people
+    started_mono, started = time.monotonic(), time.time()
+    outcome: dict[str, Any] = {
+        "op": "result",
+        "job_id": job_id,
+        "started_at": started,
+        "started_mono": started_mono,
+    }
     keep_going = True
     try:
         spec = RunSpec.from_dict(spec_data)
@@ -85,18 +115,24 @@ def run_job(conn, job_id: str, spec_data: dict[str, Any]) -> bool:
         outcome.update(status="failed", error=reason)
         keep_going = not broken
     finally:
-        _release_memory()
-    outcome["finished_at"] = time.time()
+        outcome["memory_after"] = _release_memory()
+    outcome["finished_at"], outcome["finished_mono"] = time.time(), time.monotonic()
     _send(conn, outcome)
     return keep_going
 
 
-def _release_memory() -> None:
+def _release_memory() -> dict[str, int]:
+    """Free what the job left behind; returns what is still held (checked by the tests)."""
+    import psutil
     import torch
 
     gc.collect()
+    held = {"rss_bytes": psutil.Process().memory_info().rss}
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.empty_cache()
+        held["cuda_allocated_bytes"] = torch.cuda.memory_allocated()
+        held["cuda_reserved_bytes"] = torch.cuda.memory_reserved()
+    return held
 
 
 def main(argv: list[str] | None = None) -> int:
