@@ -13,6 +13,7 @@ pages = st.navigation(
             st.Page("pages/fusion.py", title="Fusion & compile", icon="⚡"),
             st.Page("pages/recompiles.py", title="Shapes & recompiles", icon="🔁"),
             st.Page("pages/streams.py", title="Streams & events", icon="🔀"),
+            st.Page("pages/allocator.py", title="Allocator", icon="🧠"),
         ],
         "Records": [st.Page("pages/history.py", title="History", icon="🗂️")],
     }

@@ -47,6 +47,9 @@ SHAPES_HELP = (
     "a dtype use the main dtype"
 )
 
+ALLOCATOR_SCENARIOS = ("sequence", "compiled", "empty-cache", "side-stream", "cudagraphs")
+ALLOCATOR_SHAPES = "1024x1024,4096x4096,2048x2048,8192x8192,1024x1024,4096x4096"
+
 EXPERIMENTS: dict[str, ExperimentInfo] = {
     "fusion": ExperimentInfo(
         name="fusion",
@@ -161,6 +164,56 @@ EXPERIMENTS: dict[str, ExperimentInfo] = {
                 default=False,
                 help="compile each mode with empty Inductor caches (cold compile seconds)",
                 kind="bool",
+            ),
+        },
+    ),
+    "allocator": ExperimentInfo(
+        name="allocator",
+        title="Allocator",
+        summary=(
+            "The caching allocator live: allocated, reserved and peak memory per step and over "
+            "time (from a memory snapshot), empty_cache and its cost, eager vs compiled peak, "
+            "record_stream, CUDA-graph pools, fragmentation and host RSS."
+        ),
+        module="runtime_lab.experiments.allocator",
+        default_shape="1024x1024",
+        options={
+            "shapes": OptionSpec(
+                default=ALLOCATOR_SHAPES,
+                help="steps of the sequence and empty-cache scenarios, in order (what a dynamic "
+                "batcher feeds): 1024x1024,4096x4096 or 1024x1024:float16, up to 32, or a preset; "
+                "entries without a dtype use the main dtype",
+                kind="shapes",
+            ),
+            "scenarios": OptionSpec(
+                default=",".join(ALLOCATOR_SCENARIOS),
+                help="sequence: the shapes in order; compiled: eager vs torch.compile peak; "
+                "empty-cache: after every step vs never, timed; side-stream: with and without "
+                "record_stream; cudagraphs: reduce-overhead's private pool",
+                choices=ALLOCATOR_SCENARIOS,
+                kind="multi",
+            ),
+            "compare_side": OptionSpec(
+                default=8192,
+                help="square side N (N x N) of the compiled, side-stream and cudagraphs scenarios",
+                kind="int",
+                low=1,
+                high=32768,
+            ),
+            "rounds": OptionSpec(
+                default=5,
+                help="timed passes over the sequence per variant in the empty-cache scenario",
+                kind="int",
+                low=1,
+                high=50,
+            ),
+            "max_entries": OptionSpec(
+                default=20000,
+                help="memory history kept per scenario (_record_memory_history max_entries); "
+                "older entries are dropped",
+                kind="int",
+                low=100,
+                high=200000,
             ),
         },
     ),

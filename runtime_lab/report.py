@@ -138,9 +138,16 @@ def _recompiles(run: dict[str, Any], result: Any) -> Report:
     return build_recompiles(run, result)
 
 
+def _allocator(run: dict[str, Any], result: Any) -> Report:
+    from runtime_lab.report_allocator import build as build_allocator  # it imports this module
+
+    return build_allocator(run, result)
+
+
 BUILDERS: dict[str, Callable[[dict[str, Any], Any], Report]] = {
     "fusion": _fusion,
     "recompiles": _recompiles,
+    "allocator": _allocator,
     "streams": _streams,
     "selftest": _selftest,
 }
@@ -169,6 +176,7 @@ def build(run: dict[str, Any]) -> Report:
 
 # experiment → module with key_figures(result): the CLI JSON's headline numbers
 SUMMARIES = {"fusion": "runtime_lab.fusion_summary", "recompiles": "runtime_lab.recompiles_summary"}
+SUMMARIES["allocator"] = "runtime_lab.allocator_summary"
 
 
 def summary(run: dict[str, Any]) -> dict[str, Any] | None:

@@ -102,6 +102,10 @@ def result_type(experiment: str) -> type | None:
         from runtime_lab.results_recompiles import RecompilesResult
 
         return RecompilesResult
+    if experiment == "allocator":
+        from runtime_lab.results_allocator import AllocatorResult
+
+        return AllocatorResult
     return {"streams": StreamsResult, "selftest": SelftestResult}.get(experiment)
 
 
