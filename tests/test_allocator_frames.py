@@ -1,0 +1,197 @@
+"""Allocator frames, charts, report and CLI summary from a hand-made CUDA-like result."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from runtime_lab import charts_allocator as ca
+from runtime_lab import frames_allocator as fa
+from runtime_lab import report
+from runtime_lab.results import to_plain
+from runtime_lab.results_allocator import (
+    AllocatorResult,
+    CompareResult,
+    EmptyCacheResult,
+    GraphPoolResult,
+    RssSample,
+    SideStreamResult,
+    SnapshotInfo,
+    StepRecord,
+    StreamBytes,
+    TracePoint,
+)
+
+MIB = 2**20
+FIXTURE = Path(__file__).parent / "fixtures" / "h200" / "alloc-snapshot.pickle"
+# (label, allocated after compute, reserved, peak) at each step, as on the H200 in MiB
+STEPS = [("1024x1024", 12, 20, 20), ("4096x4096", 192, 340, 320), ("2048x2048", 48, 340, 80)]
+
+
+def _steps():
+    found, t = [], 0.0
+    for i, (label, alloc, reserved, peak) in enumerate(STEPS, start=1):
+        for event, a in (("computed", alloc), ("after del", 0)):
+            t += 0.1
+            found.append(
+                StepRecord(
+                    "sequence", i, label, event, t, 900 * MIB, a * MIB, reserved * MIB, peak * MIB
+                )
+            )
+    found.append(StepRecord("sequence", 3, "end", "after empty_cache", t + 0.1, 900 * MIB, 0, 0, 0))
+    return found
+
+
+def _result(snapshot_file=""):
+    trace = [
+        TracePoint("sequence", i / 100, (i % 7) * MIB, 340 * MIB, 0, "alloc") for i in range(60)
+    ]
+    snap = SnapshotInfo(
+        scenario="sequence",
+        file=snapshot_file,
+        entries=20000,
+        max_entries=20000,
+        segments=6,
+        reserved_bytes=340 * MIB,
+        allocated_bytes=0,
+        inactive_bytes=340 * MIB,
+        inactive_blocks=6,
+        largest_inactive_bytes=64 * MIB,
+        private_pool_bytes=0,
+        streams=(StreamBytes("default", 340 * MIB, 320 * MIB),),
+        peak_allocated_bytes=320 * MIB,
+        peak_reserved_bytes=340 * MIB,
+    )
+    return AllocatorResult(
+        device="cuda:0",
+        dtype="float32",
+        scenarios=("sequence", "compiled", "empty-cache", "side-stream", "cudagraphs"),
+        sequence=tuple(s[0] for s in STEPS),
+        compare_side=8192,
+        steps=tuple(_steps()),
+        trace=tuple(trace),
+        trace_points=25000,
+        rss=tuple(RssSample(i / 10, (900 + i) * MIB, 0) for i in range(10)),
+        snapshots=(snap,),
+        compare=CompareResult((8192, 8192), 768 * MIB, 256 * MIB, 512 * MIB),
+        empty_cache=EmptyCacheResult(
+            3, 3, (3.0, 3.3, 3.6), (9.0, 9.3, 9.9), (0.4, 0.5, 0.6), 340 * MIB, 0
+        ),
+        side_stream=SideStreamResult(64 * MIB, True, False, 48000.0, 64 * MIB),
+        graphs=GraphPoolResult((8192, 8192), 512 * MIB, 1024 * MIB, 256 * MIB, 768 * MIB, 0),
+        num_alloc_retries=0,
+        num_ooms=0,
+        baseline_allocated_bytes=0,
+        final_allocated_bytes=0,
+        final_reserved_bytes=0,
+    )
+
+
+def _run(result):
+    return {
+        "id": 7,
+        "status": "done",
+        "spec": {"experiment": "allocator", "shape": [1024, 1024], "dtype": "float32"},
+        "env": {},
+        "result": json.loads(json.dumps(to_plain(result))),
+    }
+
+
+def test_steps_frame_and_long_form():
+    steps = fa.steps_frame(_result())
+    assert len(steps) == 7
+    assert steps["x"].is_unique  # repeated shapes keep their own x position
+    computed = steps[steps["event"] == "computed"]
+    assert list(computed["fragmentation_bytes"] // MIB) == [8, 148, 292]
+    long = fa.steps_long(steps)
+    assert set(long["series"]) == {"allocated", "reserved", "peak"}
+    after_del = long[(long["event"] == "after del") & (long["label"] == "4096x4096")]
+    by_series = dict(zip(after_del["series"], after_del["MiB"], strict=True))
+    assert by_series == {"allocated": 0.0, "reserved": 340.0, "peak": 320.0}
+
+
+def test_curves_csv_has_every_source_in_time_order():
+    frame = fa.curves_csv_frame(_result())
+    assert set(frame["source"]) == {"snapshot", "psutil", "memory_stats"}
+    assert frame["t_s"].is_monotonic_increasing
+    assert len(frame) == 60 * 3 + 10 + 7 * 3
+
+
+def test_empty_cache_and_peaks_frames():
+    rounds = fa.empty_cache_frame(_result())
+    assert list(rounds.groupby("variant")["per_step_ms"].median().round(2)) == [3.1, 1.1]
+    peaks = fa.peaks_frame(_result())
+    assert list(peaks["MiB"]) == [320.0, 768.0, 256.0]
+
+
+def test_snapshot_tables():
+    snaps = fa.snapshots_frame(_result())
+    assert snaps.loc[0, "fragmentation"] == pytest.approx(1 - 64 / 340)
+    streams = fa.streams_frame(_result())
+    assert streams.to_dict("records") == [
+        {
+            "scenario": "sequence",
+            "stream": "default",
+            "reserved_MiB": 340.0,
+            "peak_allocated_MiB": 320.0,
+        }
+    ]
+
+
+def test_charts_render_and_carry_their_explanations():
+    result = _result()
+    steps = fa.steps_frame(result)
+    timeline = ca.timeline_chart(
+        fa.trace_frame(result), fa.rss_frame(result), steps, ["why"]
+    ).to_dict()
+    assert timeline["title"]["subtitle"] == ["why"]
+    assert len(timeline["vconcat"]) == 2  # GPU above, host RSS below, one time axis
+    step = ca.steps_chart(fa.steps_long(steps), "sequence", ["reserved stays"]).to_dict()
+    assert step["title"]["text"] == "sequence: memory_stats per step"
+    assert [layer["mark"]["type"] for layer in step["layer"]] == ["bar", "line"]
+
+
+def test_report_metrics_warnings_and_downloads(tmp_path):
+    copy = tmp_path / "snap.pickle"
+    shutil.copy(FIXTURE, copy)
+    rep = report.build(_run(_result(str(copy))))
+    assert rep.headline == (
+        "allocator cuda:0 float32: sequence peak 320.0 MiB, reserved 340.0 MiB after del → "
+        "0.0 MiB after empty_cache"
+    )
+    metrics = {m.label: m.value for m in rep.metrics}
+    assert metrics["peak above inputs: eager → compiled"] == "768.0 MiB → 256.0 MiB"
+    assert metrics["empty_cache every step costs"] == "2.000 ms per step"
+    assert metrics["block reused while the side stream ran"] == (
+        "without record_stream: yes · with: no"
+    )
+    assert metrics["CUDA-graph private pool"] == "256.0 MiB"
+    assert [t for t, _ in rep.charts] == [
+        "Over time",
+        "Per step: sequence",
+        "Peaks",
+        "Cost of empty_cache",
+    ]
+    assert any("hit max_entries in sequence" in w for w in rep.warnings)
+    assert any("25,000 trace points" in n for n in rep.notes)
+    names = [d[1] for d in rep.downloads]
+    assert names == [
+        "run-7.json",
+        "allocator-curves.csv",
+        "allocator-steps.csv",
+        "snapshot-sequence.pickle",
+    ]
+    assert rep.downloads[-1][2] == FIXTURE.read_bytes()
+
+
+def test_cli_summary_keys():
+    figures = report.summary(_run(_result()))
+    assert figures["allocated_bytes"] == {"sequence": 0}
+    assert figures["reserved_bytes"] == {"sequence": 340 * MIB}
+    assert figures["peak_bytes"] == {"sequence": 320 * MIB}
+    assert figures["reserved_after_empty_cache_bytes"] == {"sequence": 0}
+    assert len(figures["steps"]) == 7 and figures["steps"][2]["label"] == "4096x4096"
+    assert figures["empty_cache_cost_ms"] == pytest.approx(2.0)
+    assert figures["compiled"]["delta_bytes"] == 512 * MIB
+    assert figures["side_stream"]["reused_without_record_stream"] is True
