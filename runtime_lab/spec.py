@@ -110,7 +110,8 @@ def parse_shape(text: Any) -> tuple[int, ...]:
         raise ValueError(f"has a dimension above {MAX_DIM}; expected {SHAPE_HELP}")
     if math.prod(dims) > MAX_ELEMENTS:
         raise ValueError(
-            f"has {math.prod(dims):.3g} elements, above the lab's limit of {MAX_ELEMENTS:.3g}"
+            f"has {math.prod(dims):.3g} elements, above the lab's limit; allowed: at most "
+            f"{MAX_ELEMENTS:.3g} elements (2^34) in total, as {SHAPE_HELP}"
         )
     return tuple(dims)
 

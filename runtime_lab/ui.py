@@ -87,8 +87,10 @@ def spec_form(experiment: str, env: dict[str, Any]):
         devices = ["auto", "cpu"] + [f"cuda:{g['index']}" for g in env.get("gpus") or []]
         device = next(cells).selectbox("Device", devices)
         cols = st.columns(3)
-        warmup = cols[0].number_input("Warm-up calls", *WARMUP_RANGE, value=10)
-        repeat = cols[1].number_input("Timed calls", *REPEAT_RANGE, value=50)
+        # no min/max on the widgets: an out-of-range value reaches build_spec and gets its
+        # message (Streamlit would silently put the default back and run that instead)
+        warmup = cols[0].number_input("Warm-up calls", value=10, step=1, help=_range(WARMUP_RANGE))
+        repeat = cols[1].number_input("Timed calls", value=50, step=1, help=_range(REPEAT_RANGE))
         l2_flush = cols[2].checkbox("Flush L2 between calls", value=True)
         options = _option_inputs(info.options, experiment)
         submitted = st.form_submit_button("Run", type="primary")
@@ -184,9 +186,14 @@ def _option_input(name: str, option, experiment: str = "") -> Any:
         )
     if option.kind == "bool":
         return st.checkbox(name, value=bool(option.default), help=option.help)
+    bounds = _range((option.low, option.high))
     return st.number_input(
-        name, option.low, option.high, value=int(option.default), help=option.help
+        name, value=int(option.default), step=1, help=f"{option.help} ({bounds})"
     )
+
+
+def _range(bounds: tuple[int, int]) -> str:
+    return f"allowed {bounds[0]} to {bounds[1]}"
 
 
 def run_panel(jobs: JobManager, experiment: str, spec) -> None:
