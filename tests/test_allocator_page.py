@@ -1,0 +1,80 @@
+"""AppTest for pages/allocator.py: the form from the catalog, a CPU run, a CUDA report drawn."""
+
+import pytest
+from apphelpers import open_page, poll_until, widget
+from streamlit.testing.v1 import AppTest
+from test_allocator_frames import _result, _run
+
+from runtime_lab import ui
+from runtime_lab.catalog import EXPERIMENTS
+
+OPTIONS = EXPERIMENTS["allocator"].options
+
+
+def _open(at):
+    return open_page(at, "pages/allocator.py")
+
+
+def test_form_has_the_sequence_and_the_scenarios(app):
+    at = _open(app)
+    assert at.title[0].value == "Allocator"
+    assert widget(at.text_area, "shapes").value == (
+        "1024x1024,4096x4096,2048x2048,8192x8192,1024x1024,4096x4096"
+    )
+    assert widget(at.multiselect, "scenarios").value == [
+        "sequence",
+        "compiled",
+        "empty-cache",
+        "side-stream",
+        "cudagraphs",
+    ]
+    assert widget(at.number_input, "compare_side").value == 8192
+    assert widget(at.number_input, "rounds").value == 5
+
+
+def test_no_scenario_is_refused_with_the_field_named(app):
+    at = _open(app)
+    widget(at.multiselect, "scenarios").set_value([])
+    at.button[0].click()
+    at.run()
+    errors = [e.value for e in at.error]
+    assert any(e.startswith("**scenarios**") and "nothing chosen" in e for e in errors), errors
+    assert ui.manager().history.list() == []
+
+
+@pytest.mark.slow
+def test_a_cpu_run_draws_host_memory_and_says_what_needs_cuda(app):
+    at = _open(app)
+    widget(at.text_area, "shapes").set_value("128x128,512x512,128x128")
+    widget(at.multiselect, "scenarios").set_value(["sequence", "empty-cache"])
+    widget(at.selectbox, "Device").set_value("cpu")
+    at.button[0].click()
+    at.run()
+    poll_until(at, lambda a: len(a.success) > 0)
+    assert at.success[0].value.startswith("allocator CPU float32: host RSS peak ")
+    assert len(at.get("vega_lite_chart")) == 2  # RSS over time, RSS per step
+    captions = " ".join(c.value for c in at.caption)
+    assert "need CUDA" in captions and "Not run: empty-cache: needs CUDA" in captions
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Run JSON", "Curves CSV", "Steps CSV"]
+    assert len(ui.manager().history.list()) == 1
+
+
+def _draw(run):
+    from runtime_lab import ui
+
+    ui.draw(run)
+
+
+def test_a_cuda_report_shows_the_facts_and_the_warnings():
+    at = AppTest.from_function(_draw, args=(_run(_result()),), default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.success[0].value.startswith("allocator cuda:0 float32: sequence peak 320.0 MiB")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["after last del: allocated · reserved"] == "0.0 MiB · 340.0 MiB"
+    assert metrics["reserved after empty_cache"] == "0.0 MiB"
+    assert len(at.get("vega_lite_chart")) == 4
+    assert "hit max_entries" in at.warning[0].value
+    tables = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert "**Bytes per stream**" in tables
