@@ -170,7 +170,7 @@ class Probe:
 def _since(snapshot: dict, index: int, start_us: float) -> dict:
     """Only this scenario's entries: without clear_history, earlier recordings stay in the buffer."""
     traces = list(snapshot.get("device_traces", []))
-    if index < len(traces):
+    if index < len(traces) and not _CLEAR:
         traces[index] = [e for e in traces[index] if e["time_us"] >= start_us - CLOCK_SLACK_US]
     return {**snapshot, "device_traces": traces}
 
