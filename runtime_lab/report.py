@@ -11,8 +11,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from runtime_lab import charts, frames
-from runtime_lab.results import StreamsResult, result_from_record, stats
+from runtime_lab.results import result_from_record
 
 
 @dataclass(frozen=True)
@@ -60,62 +59,10 @@ def run_json(run: dict[str, Any]) -> bytes:
     return json.dumps({k: run.get(k) for k in keys}, indent=2, default=str).encode()
 
 
-def _streams(run: dict[str, Any], result: StreamsResult) -> Report:
-    spec = run["spec"]
-    metrics = [
-        Metric(
-            "max |side − reference|",
-            f"{result.max_abs_diff:.3e}",
-            "largest elementwise difference between the event-ordered side-stream result and "
-            "x @ y on the default stream",
-        ),
-        Metric(
-            "tolerance",
-            "pass" if result.tolerance_passed else "FAIL",
-            f"rtol={result.rtol:g}, atol={result.atol:g} for {spec['dtype']}",
-        ),
-    ]
-    for timing in result.timings:
-        s = stats(timing.primary_ms)
-        clock = "device" if timing.device_ms else "host wall"
-        noisy = " (noisy)" if s.noisy else ""
-        metrics.append(
-            Metric(
-                f"{timing.label}, median",
-                fmt_ms(s.median) + noisy,
-                f"{clock} time per call; IQR {fmt_ms(s.iqr)} over {s.count} calls after "
-                f"{timing.warmup} warm-up; first call {fmt_ms(timing.first_call_ms)} (not in samples)",
-            )
-        )
-    samples = frames.timing_samples(result.timings)
-    summary = frames.timing_summary(result.timings)
-    chart_list: list[tuple[str, alt.TopLevelMixin]] = []
-    if result.streams_supported:  # on CPU there are no streams: no chain to draw
-        steps = charts.steps_chart(frames.steps_frame(result.steps))
-        chart_list.append(("Happens-before: what each stream does, in issue order", steps))
-    if not samples.empty:
-        chart_list.append(
-            (
-                "Time per call (every sample; ◆ median, bar = IQR)",
-                charts.timing_chart(samples, summary),
-            )
-        )
-    downloads = [
-        ("Run JSON", f"run-{run.get('id', 'latest')}.json", run_json(run), "application/json")
-    ]
-    if not samples.empty:
-        downloads.append(
-            ("Samples CSV", "samples.csv", samples.to_csv(index=False).encode(), "text/csv")
-        )
-    return Report(
-        headline=f"streams {result.device}: max_abs_diff {result.max_abs_diff:.3e}",
-        ok=result.tolerance_passed,
-        metrics=tuple(metrics),
-        charts=tuple(chart_list),
-        tables=(("Timing summary", summary),) if not summary.empty else (),
-        notes=(result.note,),
-        downloads=tuple(downloads),
-    )
+def _streams(run: dict[str, Any], result: Any) -> Report:
+    from runtime_lab.report_streams import build as build_streams  # it imports this module
+
+    return build_streams(run, result)
 
 
 def _selftest(run: dict[str, Any], result: Any) -> Report:
@@ -175,7 +122,11 @@ def build(run: dict[str, Any]) -> Report:
 
 
 # experiment → module with key_figures(result): the CLI JSON's headline numbers
-SUMMARIES = {"fusion": "runtime_lab.fusion_summary", "recompiles": "runtime_lab.recompiles_summary"}
+SUMMARIES = {
+    "fusion": "runtime_lab.fusion_summary",
+    "recompiles": "runtime_lab.recompiles_summary",
+    "streams": "runtime_lab.streams_summary",
+}
 SUMMARIES["allocator"] = "runtime_lab.allocator_summary"
 
 

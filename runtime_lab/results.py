@@ -70,22 +70,6 @@ class Timing:
 
 
 @dataclass(frozen=True)
-class StreamsResult:
-    """The seed's side-stream matmul: correctness against a default-stream reference, then time."""
-
-    device: str
-    streams_supported: bool
-    max_abs_diff: float
-    tolerance_passed: bool
-    rtol: float
-    atol: float
-    output_shape: tuple[int, ...]
-    steps: tuple[str, ...]
-    timings: tuple[Timing, ...]
-    note: str
-
-
-@dataclass(frozen=True)
 class SelftestResult:
     behaviour: str
     slept_s: float
@@ -106,7 +90,11 @@ def result_type(experiment: str) -> type | None:
         from runtime_lab.results_allocator import AllocatorResult
 
         return AllocatorResult
-    return {"streams": StreamsResult, "selftest": SelftestResult}.get(experiment)
+    if experiment == "streams":
+        from runtime_lab.results_streams import StreamsResult
+
+        return StreamsResult
+    return {"selftest": SelftestResult}.get(experiment)
 
 
 def to_plain(result: Any) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 import pytest
 
 from runtime_lab import charts, frames, report
-from runtime_lab.results import StreamsResult, Timing, from_plain, stats, to_plain
+from runtime_lab.results import Timing, from_plain, stats, to_plain
+from runtime_lab.results_streams import StreamsResult
 
 
 def _timing(label="t", device=(1.0, 2.0, 3.0, 4.0, 100.0), host=(0.01, 0.02, 0.03, 0.02, 0.02)):

@@ -6,8 +6,10 @@ import math
 
 import torch
 
+from runtime_lab.experiments import stream_lab
 from runtime_lab.experiments.base import TOLERANCES, Context, element_bytes, torch_dtype
-from runtime_lab.results import StreamsResult, Timing
+from runtime_lab.results import Timing
+from runtime_lab.results_streams import StreamsResult
 from runtime_lab.spec import RunSpec
 from runtime_lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure
 
@@ -34,10 +36,16 @@ def operand_shapes(
 
 def estimate_bytes(spec: RunSpec) -> int:
     x_shape, y_shape, out_shape = operand_shapes(spec.shape)
-    elems = math.prod(x_shape) + math.prod(y_shape) + 3 * math.prod(out_shape)
+    x, y, out = math.prod(x_shape), math.prod(y_shape), math.prod(out_shape)
     flush = (CUDA_FLUSH_BYTES if spec.device != "cpu" else CPU_FLUSH_BYTES) if spec.l2_flush else 0
-    # the diff is taken in float32: two more output-sized buffers
-    return elems * element_bytes(spec) + 8 * math.prod(out_shape) + flush
+    if spec.device == "cpu":
+        # x, y, z, the reference; the diff in float32: two more output-sized buffers
+        return (x + y + 3 * out) * element_bytes(spec) + 8 * out + flush
+    # variants keep copies of x and y, a temporary and its clone, z, the consumed z, the
+    # reference; the overlap cases hold six square matrices each
+    overlap = 6 * (stream_lab.big_size(spec) ** 2 + spec.option("overlap_small") ** 2)
+    elems = 6 * x + 3 * y + 6 * out + (overlap if spec.option("overlap") else 0)
+    return elems * element_bytes(spec) + 8 * out + flush
 
 
 def _side_stream_matmul(x, y, side: torch.cuda.Stream):
@@ -57,6 +65,8 @@ def _side_stream_matmul(x, y, side: torch.cuda.Stream):
 
 def run(spec: RunSpec, ctx: Context) -> StreamsResult:
     device = ctx.device
+    if device.type == "cuda":
+        stream_lab.check_budget(spec)  # refuse before anything runs
     x_shape, y_shape, out_shape = operand_shapes(spec.shape)
     dtype = torch_dtype(spec.dtype)
     generator = torch.Generator(device=device).manual_seed(spec.seed)
@@ -75,30 +85,9 @@ def run(spec: RunSpec, ctx: Context) -> StreamsResult:
     diff = (consumed.float() - reference.float()).abs().max().item()
     rtol, atol = TOLERANCES[spec.dtype]
     passed = bool(torch.allclose(consumed, reference, rtol=rtol, atol=atol))
-    timings: list[Timing] = []
-    if passed:  # correctness before timing: a wrong result is not worth a speed
-        timed = {"default stream x @ y" if cuda else "x @ y (cpu)": lambda: x @ y}
-        if cuda:
-            timed = {"side stream + events": lambda: _side_stream_matmul(x, y, side), **timed}
-        for label, fn in timed.items():
-            timings.append(
-                measure(
-                    fn,
-                    device=device,
-                    label=label,
-                    warmup=spec.warmup,
-                    repeat=spec.repeat,
-                    l2_flush=spec.l2_flush,
-                    progress=ctx.progress,
-                )
-            )
-    note = (
-        "Side-stream matmul ordered by inputs_ready / work_done events; times are CUDA-event "
-        "device times per call."
-        if cuda
-        else "CUDA streams and events need a GPU: on CPU the lab ran the correctness branch "
-        "(x @ y against the reference) and timed the matmul with the host clock."
-    )
+    del consumed, reference
+    timings = _timings(spec, ctx, x, y, side) if passed else ()
+    extras = stream_lab.run_cuda_parts(spec, ctx, x, y, side, generator) if cuda and passed else {}
     return StreamsResult(
         device=str(device),
         streams_supported=cuda,
@@ -108,6 +97,39 @@ def run(spec: RunSpec, ctx: Context) -> StreamsResult:
         atol=atol,
         output_shape=tuple(out_shape),
         steps=STEPS if cuda else ("cpu: z = x @ y", "cpu: compare z with the reference x @ y"),
-        timings=tuple(timings),
-        note=note if passed else "Result outside tolerance: not timed. " + note,
+        timings=timings,
+        note=_note(cuda, passed),
+        **extras,
     )
+
+
+def _timings(spec: RunSpec, ctx: Context, x, y, side) -> tuple[Timing, ...]:
+    """Correctness came first: only a right result is worth a speed."""
+    cuda = side is not None
+    timed = {"default stream x @ y" if cuda else "x @ y (cpu)": lambda: x @ y}
+    if cuda:
+        timed = {"side stream + events": lambda: _side_stream_matmul(x, y, side), **timed}
+    return tuple(
+        measure(
+            fn,
+            device=ctx.device,
+            label=label,
+            warmup=spec.warmup,
+            repeat=spec.repeat,
+            l2_flush=spec.l2_flush,
+            progress=ctx.progress,
+        )
+        for label, fn in timed.items()
+    )
+
+
+def _note(cuda: bool, passed: bool) -> str:
+    note = (
+        "Side-stream matmul ordered by inputs_ready / work_done events; times are CUDA-event "
+        "device times per call."
+        if cuda
+        else "CUDA streams and events need a GPU: on CPU the lab ran the correctness branch "
+        "(x @ y against the reference) and timed the matmul with the host clock. The ordering "
+        "variants, timelines, overlap and event timing need CUDA and were not run."
+    )
+    return note if passed else "Result outside tolerance: not timed. " + note

@@ -1,0 +1,216 @@
+"""Streams results → tidy DataFrames: variants, timeline rows, overlap, host blocking, timing."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from runtime_lab.results import stats
+from runtime_lab.results_streams import StreamsResult, Timeline
+
+TIMELINE_COLUMNS = [
+    "section",
+    "lane",
+    "kind",
+    "name",
+    "start_us",
+    "end_us",
+    "duration_us",
+    "host_us",
+    "stream_id",
+]
+# the most rows one section's timeline contributes to a chart: a long section is thinned out
+MAX_TIMELINE_ROWS = 1500
+
+
+def _median(values) -> float | None:
+    s = stats(values)
+    return s.median if s else None
+
+
+def variants_frame(result: StreamsResult) -> pd.DataFrame:
+    rows = []
+    for v in result.variants:
+        rows.append(
+            {
+                "variant": v.variant,
+                "guaranteed": "ordered" if v.expected_correct else "broken",
+                "mismatches": v.mismatches,
+                "trials": v.trials,
+                "mismatch_pct": 100.0 * v.mismatches / v.trials if v.trials else 0.0,
+                "worst_abs_diff": max(v.diffs, default=0.0),
+                "nonfinite_trials": v.nonfinite_trials,
+                "reused_block": v.reused_block,
+                "host_ms_median": _median(v.host_ms),
+                "device_ms_median": _median(v.device_ms),
+                "description": v.description,
+                "error": v.error,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def trial_diffs_frame(result: StreamsResult) -> pd.DataFrame:
+    """One row per trial: its largest finite |consumed − reference|."""
+    rows = [
+        {
+            "variant": v.variant,
+            "trial": i,
+            "abs_diff": d,
+        }
+        for v in result.variants
+        for i, d in enumerate(v.diffs)
+    ]
+    return pd.DataFrame(rows, columns=["variant", "trial", "abs_diff"])
+
+
+def timeline_rows(section: str, timeline: Timeline | None) -> pd.DataFrame:
+    """Kernels, host calls and marks of one profiled section as rows on lanes (µs)."""
+    if timeline is None:
+        return pd.DataFrame(columns=TIMELINE_COLUMNS)
+    rows = [
+        (section, k.lane, "kernel", k.name, k.start_us, k.end_us, None, k.stream_id)
+        for k in timeline.kernels
+    ]
+    rows += [
+        (section, "host", "host call", f"{c.name} ({c.lane})", c.start_us, c.end_us, None, None)
+        for c in timeline.host_calls
+    ]
+    for m in timeline.marks:
+        if m.kind == "sync" or m.device_us is None:
+            continue  # syncs are drawn as host calls; an unmatched wait has no device time
+        rows.append((section, m.lane, m.kind, m.label, m.device_us, m.device_us, m.host_us, None))
+    frame = pd.DataFrame(
+        [(s, lane, kind, n, a, b, b - a, h, sid) for s, lane, kind, n, a, b, h, sid in rows],
+        columns=TIMELINE_COLUMNS,
+    )
+    return _bounded(frame)
+
+
+def _bounded(frame: pd.DataFrame) -> pd.DataFrame:
+    """Keep marks and the longest kernels when a section has more rows than a chart needs."""
+    if len(frame) <= MAX_TIMELINE_ROWS:
+        return frame
+    marks = frame[frame["kind"] != "kernel"]
+    kernels = frame[frame["kind"] == "kernel"].nlargest(
+        max(MAX_TIMELINE_ROWS - len(marks), 0), "duration_us"
+    )
+    return pd.concat([kernels, marks]).sort_values("start_us", ignore_index=True)
+
+
+def variant_timelines(result: StreamsResult) -> pd.DataFrame:
+    frames = [timeline_rows(v.variant, v.timeline) for v in result.variants if v.timeline]
+    return _concat(frames)
+
+
+def overlap_timelines(result: StreamsResult) -> pd.DataFrame:
+    frames = []
+    for case in result.overlap:
+        frames.append(timeline_rows(f"{case.label}: two streams", case.timeline))
+        frames.append(timeline_rows(f"{case.label}: one stream", case.serial_timeline))
+    return _concat(frames)
+
+
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    frames = [f for f in frames if not f.empty]
+    return (
+        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=TIMELINE_COLUMNS)
+    )
+
+
+def overlap_frame(result: StreamsResult) -> pd.DataFrame:
+    rows = []
+    for case in result.overlap:
+        serial, concurrent = _median(case.serial_ms), _median(case.concurrent_ms)
+        gain = 100.0 * (serial - concurrent) / serial if serial and concurrent else None
+        rows.append(
+            {
+                "case": case.label,
+                "size": case.size,
+                "kernels_per_stream": case.kernels_per_stream,
+                "one_stream_ms": serial,
+                "two_streams_ms": concurrent,
+                "wall_gain_pct": gain,
+                "overlap_pct": case.overlap_pct,
+                "samples": len(case.serial_ms),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def overlap_samples(result: StreamsResult) -> pd.DataFrame:
+    rows = [
+        {"case": c.label, "arrangement": arrangement, "sample": i, "time_ms": v}
+        for c in result.overlap
+        for arrangement, values in (("one stream", c.serial_ms), ("two streams", c.concurrent_ms))
+        for i, v in enumerate(values)
+    ]
+    return pd.DataFrame(rows, columns=["case", "arrangement", "sample", "time_ms"])
+
+
+def blocking_frame(result: StreamsResult) -> pd.DataFrame:
+    rows = [
+        {
+            "call": b.call,
+            "blocks": b.blocks,
+            "host_us_median": _median(b.host_us),
+            "host_us_max": max(b.host_us, default=None),
+            "queued_ms": b.queued_ms,
+            "samples": len(b.host_us),
+        }
+        for b in result.host_blocking
+    ]
+    return pd.DataFrame(rows)
+
+
+def event_vs_harness(result: StreamsResult) -> pd.DataFrame:
+    """Event.elapsed_time samples next to the harness's samples of the same matmul (ms)."""
+    rows = [
+        {
+            "label": "Event.elapsed_time (side stream, back to back)",
+            "clock": "device",
+            "sample": i,
+            "time_ms": v,
+        }
+        for i, v in enumerate(result.event_ms)
+    ]
+    for t in result.timings:
+        if t.label == "default stream x @ y":
+            flush = "L2 flushed" if t.l2_flush else "no flush"
+            rows += [
+                {"label": f"lab harness ({flush})", "clock": "device", "sample": i, "time_ms": v}
+                for i, v in enumerate(t.device_ms)
+            ]
+    return pd.DataFrame(rows, columns=["label", "clock", "sample", "time_ms"])
+
+
+def lane_map_frame(result: StreamsResult) -> pd.DataFrame:
+    pairs = {}
+    for v in result.variants:
+        for lane, sid in v.timeline.lane_streams if v.timeline else ():
+            pairs.setdefault((lane, sid), []).append(v.variant)
+    rows = [
+        {"lab lane": lane, "profiler stream id": sid, "seen in": ", ".join(names)}
+        for (lane, sid), names in sorted(pairs.items())
+    ]
+    return pd.DataFrame(rows)
+
+
+def samples_summary(samples: pd.DataFrame) -> pd.DataFrame:
+    """Per label: the columns charts.timing_chart reads (median, quartiles, IQR, count)."""
+    rows = []
+    for (label, clock), group in samples.groupby(["label", "clock"], sort=False):
+        s = stats(group["time_ms"].tolist())
+        rows.append(
+            {
+                "label": label,
+                "clock": clock,
+                "median_ms": s.median,
+                "q1_ms": s.q1,
+                "q3_ms": s.q3,
+                "iqr_ms": s.iqr,
+                "count": s.count,
+                "noisy": s.noisy,
+                "first_call_ms": None,
+            }
+        )
+    return pd.DataFrame(rows)
