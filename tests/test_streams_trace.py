@@ -125,3 +125,12 @@ def _span(lane, start, end):
 )
 def test_overlap_pct_definition(spans, expected):
     assert streamtrace.overlap_pct(tuple(spans), "a", "b") == pytest.approx(expected)
+
+
+def test_lab_trace_missing_producer_wait_reads_while_the_producer_spins(lab_events):
+    t = streamtrace.timeline(lab_events, "variant:missing-producer-wait")
+    gemm = _gemm(t.kernels, "side")[0]
+    spin = next(k for k in t.kernels if k.lane == "default" and "spin" in k.name)
+    writes = [k for k in t.kernels if k.lane == "default" and "distribution" in k.name]
+    assert gemm.start_us < spin.end_us < min(k.start_us for k in writes)
+    assert not [k for k in t.kernels if k.lane == "side" and "spin" in k.name]

@@ -117,11 +117,12 @@ def empty_cache(probe: Probe, calls: Calls, dtype: str, rounds: int) -> EmptyCac
     _round(probe, calls, False, None)  # warm-up: "never" runs from a filled cache, as in service
     never_reserved = probe.stat("reserved_bytes.all.current")
     never, every, call_ms = [], [], []
+    every_reserved = None
     for _ in range(rounds):
         never.append(_round(probe, calls, False, None))
         every.append(_round(probe, calls, True, call_ms))
+        every_reserved = probe.stat("reserved_bytes.all.current")  # what "every" leaves held
         _round(probe, calls, False, None)  # refill the cache before the next "never" round
-    every_reserved = probe.stat("reserved_bytes.all.current")
     return EmptyCacheResult(
         rounds,
         len(calls),

@@ -1,0 +1,152 @@
+"""Streams report, frames, charts and CLI summary from a run recorded on the H200; the page on CPU."""
+
+import dataclasses
+import gzip
+import json
+import time
+from pathlib import Path
+
+import pytest
+from apphelpers import open_page, poll_until
+from streamlit.testing.v1 import AppTest
+
+from runtime_lab import frames_streams as fs
+from runtime_lab import report, streams_summary, ui
+from runtime_lab.catalog import STREAM_VARIANTS
+from runtime_lab.results import result_from_record
+
+RUN = Path(__file__).parent / "fixtures" / "h200" / "streams-run.json.gz"
+
+
+@pytest.fixture
+def run():
+    data = json.loads(gzip.decompress(RUN.read_bytes()))
+    data["result"]["trace_file"] = None  # the H200's path: not on this machine
+    return data
+
+
+def _result(run):
+    return result_from_record("streams", run["result"])
+
+
+def test_stored_run_rebuilds_typed_result(run):
+    result = _result(run)
+    assert [v.variant for v in result.variants] == list(STREAM_VARIANTS)
+    correct = result.variants[0]
+    assert correct.timeline.kernels and correct.timeline.kernels[0].lane in {"default", "side"}
+    assert {c.label for c in result.overlap} == {"small kernels", "GPU-filling"}
+
+
+def test_frames_are_tidy_and_bounded(run):
+    result = _result(run)
+    variants = fs.variants_frame(result)
+    assert list(variants["variant"]) == list(STREAM_VARIANTS)
+    ordered = variants[variants["guaranteed"] == "ordered"]
+    assert (ordered["mismatches"] == 0).all() and (ordered["worst_abs_diff"] == 0).all()
+    rows = fs.variant_timelines(result)
+    assert set(rows["section"]) == set(STREAM_VARIANTS)
+    assert {"kernel", "host call", "record", "wait"} <= set(rows["kind"])
+    assert (rows["end_us"] >= rows["start_us"]).all()
+    overlap = fs.overlap_frame(result).set_index("case")
+    assert overlap.loc["small kernels", "overlap_pct"] > overlap.loc["GPU-filling", "overlap_pct"]
+    assert len(fs.trial_diffs_frame(result)) == 20 * len(STREAM_VARIANTS)
+
+
+def test_timeline_rows_are_thinned_to_the_bound(run):
+    timeline = _result(run).overlap[1].timeline
+    many = dataclasses.replace(timeline, kernels=timeline.kernels * 200)
+    rows = fs.timeline_rows("big", many)
+    assert len(rows) == fs.MAX_TIMELINE_ROWS
+    assert set(rows[rows["kind"] != "kernel"]["kind"]) == set(
+        fs.timeline_rows("big", timeline).query("kind != 'kernel'")["kind"]
+    )
+
+
+def test_report_headline_metrics_charts(run):
+    rep = report.build(run)
+    assert rep.ok and rep.headline.startswith(
+        "streams cuda:0: max_abs_diff 0.000e+00 · correct: 0/20"
+    )
+    labels = [m.label for m in rep.metrics]
+    assert all(f"{v}: wrong results" in labels for v in STREAM_VARIANTS)
+    assert "host: done.synchronize()" in labels and "Event.elapsed_time vs harness" in labels
+    titles = [t for t, _ in rep.charts]
+    assert any(t.startswith("Per-stream timeline") for t in titles)
+    assert "Overlap: two streams vs one" in titles and "Host vs device on one time axis" in titles
+    for _, chart in rep.charts:
+        spec = chart.to_dict()  # valid Vega-Lite, under Altair's row limit
+        assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite")
+    assert [d[0] for d in rep.downloads] == ["Run JSON", "Timeline CSV", "Samples CSV"]
+    assert any(n.startswith("Lanes are the lab's own streams") for n in rep.notes)
+
+
+def test_clean_broken_variant_says_a_clean_run_proves_nothing(run):
+    for v in run["result"]["variants"]:
+        if v["variant"] == "missing-consumer-wait":
+            v["mismatches"] = 0
+    notes = report.build(run).notes
+    assert any(
+        "does not prove the absence of a race" in n and "missing-consumer-wait" in n for n in notes
+    )
+
+
+def test_wrong_ordered_variant_fails_the_report(run):
+    run["result"]["variants"][0]["mismatches"] = 3
+    rep = report.build(run)
+    assert not rep.ok and any("bug worth reporting" in n for n in rep.notes)
+
+
+def test_chrome_trace_download_when_the_file_exists(run, tmp_path):
+    trace = tmp_path / "t.json"
+    trace.write_text('{"traceEvents": []}')
+    run["result"]["trace_file"] = str(trace)
+    downloads = {d[0]: d for d in report.build(run).downloads}
+    assert downloads["Chrome trace (Perfetto)"][2] == trace.read_bytes()
+
+
+def test_cli_summary_keys(run):
+    summary = report.summary(run)
+    assert {"max_abs_diff", "mismatches", "trials", "lanes", "overlap_pct"} <= set(summary)
+    assert summary["variant"] == "correct" and summary["trials"] == 20
+    assert summary["max_abs_diff"] == 0.0 and summary["lanes"] == ["default", "side"]
+    assert summary["variants"]["early-free"]["reused_block"] > 0
+    assert streams_summary.primary(_result(run)).variant == "correct"
+
+
+def _draw(run):
+    from runtime_lab import ui
+
+    ui.draw(run)
+
+
+def test_h200_run_draws_on_a_cpu_machine(run):
+    at = AppTest.from_function(_draw, args=(run,), default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.success[0].value.startswith("streams cuda:0")
+    assert len(at.get("vega_lite_chart")) >= 8
+    assert [b.proto.label for b in at.get("download_button")] == [
+        "Run JSON",
+        "Timeline CSV",
+        "Samples CSV",
+    ]
+
+
+def test_streams_page_on_cpu_explains_cuda_and_draws_no_timeline(app):
+    deadline = time.monotonic() + 120
+    while not ui.manager().env and time.monotonic() < deadline:
+        time.sleep(0.2)  # the worker reports the environment once it has started
+    at = open_page(app, "pages/streams.py")
+    assert any("CUDA-only" in m.value for m in at.info)
+    labels = [w.label for w in at.multiselect] + [w.label for w in at.number_input]
+    assert "variant" in labels and "trials" in labels and "delay_us" in labels
+    at.text_input[0].set_value("64x64")
+    at.selectbox[1].set_value("cpu")
+    at.button[0].click()
+    at.run()
+    at = poll_until(at, lambda a: a.success or a.error)
+    assert at.success[0].value.startswith("streams cpu: max_abs_diff 0.000e+00"), at.success
+    assert any("need CUDA and were not run" in c.value for c in at.caption)
+    assert len(at.get("vega_lite_chart")) == 1  # the timing chart only: no fake timeline
+    run = ui.manager().history.list()[0]
+    assert run["experiment"] == "streams" and run["status"] == "done"
