@@ -101,6 +101,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"runtime_lab: invalid input: {exc}", file=sys.stderr)
         return EXIT_USAGE
     jobs = JobManager(data_dir=args.data_dir, timeout_s=args.timeout)
+    if jobs.history_notice:
+        print(f"runtime_lab: warning: {jobs.history_notice}", file=sys.stderr)
     try:
         job_id = jobs.submit(spec)
         job = _wait_with_progress(jobs, job_id)
@@ -149,9 +151,10 @@ def _history(args: argparse.Namespace) -> int:
     from runtime_lab.history import History, HistoryError
 
     try:
-        rows = History(config.data_dir(args.data_dir) / "history.sqlite3").list(
-            args.experiment, limit=args.limit
-        )
+        history = History(config.data_dir(args.data_dir) / "history.sqlite3")
+        if history.notice:
+            print(f"runtime_lab: warning: {history.notice}", file=sys.stderr)
+        rows = history.list(args.experiment, limit=args.limit)
     except HistoryError as exc:
         print(f"runtime_lab: {exc}", file=sys.stderr)
         return EXIT_FAILED

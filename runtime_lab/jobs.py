@@ -68,6 +68,11 @@ class Job:
         }
 
 
+def _wall(monotonic: float | None) -> float | None:
+    """A time.monotonic() reading (from any process on this host) as time.time()."""
+    return None if monotonic is None else monotonic + (time.time() - time.monotonic())
+
+
 class JobManager:
     """Thread-safe queue + a dispatcher thread that owns the worker and records finished runs."""
 
@@ -289,8 +294,10 @@ class JobManager:
             "result": outcome.get("result"),
             "error": outcome.get("error"),
             "created_at": job.submitted_at,
-            "started_at": job.started_at,
-            "finished_at": time.time(),
+            # the worker's own start and end where it reported them (its monotonic clock is
+            # the host's, so one offset turns both into wall time), else the dispatcher's
+            "started_at": _wall(outcome.get("worker_started")) or job.started_at,
+            "finished_at": _wall(outcome.get("worker_finished")) or time.time(),
         }
         try:
             return {"run_id": self.history.add(run)}

@@ -37,3 +37,16 @@ def app(data_dir):
     at.run()
     yield at
     st.cache_resource.clear()  # on_release closes the manager and stops its worker
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """One manager (and worker) for a whole module, shared by its AppTests as on a real server."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RUNTIME_LAB_DATA_DIR", str(tmp_path_factory.mktemp("shared-lab")))
+        st.cache_resource.clear()
+        AppTest.from_file(APP, default_timeout=60).run()
+        from runtime_lab import ui
+
+        yield ui.manager()
+        st.cache_resource.clear()

@@ -10,11 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from apphelpers import poll_until, widget
 from streamlit.testing.v1 import AppTest
 
-from runtime_lab import cli, ui
+from runtime_lab import cli
 from runtime_lab.catalog import EXPERIMENTS, visible
 from runtime_lab.history import History
 from runtime_lab.spec import REPEAT_RANGE, WARMUP_RANGE
@@ -118,18 +117,6 @@ def _page_cases():
             case_id = f"{info.name}-{field}-{case}"
             cases.append(pytest.param(info.name, kind, label, field, value, fragment, id=case_id))
     return cases
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """One server-wide manager (and worker) for the module, as on a real server."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("RUNTIME_LAB_DATA_DIR", str(tmp_path_factory.mktemp("inputs-lab")))
-        st.cache_resource.clear()
-        AppTest.from_file(APP, default_timeout=60).run()
-        jobs = ui.manager()
-        yield jobs
-        st.cache_resource.clear()
 
 
 def _page(experiment):
