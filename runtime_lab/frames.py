@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from runtime_lab.results import Timing, stats
 
 GIB = 2**30
+# per series in a chart: more marks than pixels add megabytes to the page, not information
+MAX_CHART_POINTS = 2000
 
 
 def timing_samples(timings: Iterable[Timing]) -> pd.DataFrame:
@@ -22,6 +25,23 @@ def timing_samples(timings: Iterable[Timing]) -> pd.DataFrame:
                 for i, v in enumerate(samples)
             ]
     return pd.DataFrame(rows, columns=["label", "clock", "sample", "time_ms"])
+
+
+def downsample(
+    frame: pd.DataFrame, by: list[str], value: str, max_points: int = MAX_CHART_POINTS
+) -> pd.DataFrame:
+    """At most `max_points` rows per group for a chart: evenly spaced rows plus the group's min
+    and max of `value`. Statistics and downloads use the raw rows, never these."""
+    if frame.empty or frame.groupby(by).size().max() <= max_points:
+        return frame
+    keep: list = []
+    for _, group in frame.groupby(by, sort=False):
+        if len(group) <= max_points:
+            keep += list(group.index)
+            continue
+        spaced = np.linspace(0, len(group) - 1, max_points - 2).round().astype(int)
+        keep += {*group.index[spaced], group[value].idxmin(), group[value].idxmax()}
+    return frame.loc[sorted(keep)]
 
 
 def timing_summary(timings: Iterable[Timing]) -> pd.DataFrame:

@@ -157,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
             message = json.loads(conn.recv_bytes())
         except (EOFError, OSError):
             return 0  # the server went away
+        except ValueError:
+            continue  # not JSON (e.g. a pickle): read as data, never run; ignored
+        if not isinstance(message, dict):
+            continue
         if message.get("op") == "shutdown":
             return 0
         if message.get("op") == "run" and not run_job(conn, message["job_id"], message["spec"]):
