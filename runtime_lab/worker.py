@@ -62,10 +62,11 @@ def _oom_figures(exc: BaseException, text: str) -> str | None:
     cpu = "can't allocate memory" in text  # c10's DefaultCPUAllocator raises a RuntimeError
     if not (isinstance(exc, torch.OutOfMemoryError) or cpu):
         return None
-    asked = re.search(r"(?i)tried to allocate (?:(\d+) bytes|([0-9.]+ [KMGT]iB))", text)
+    asked = re.search(r"[Tt]ried to allocate ([0-9.]+) ?(bytes|[KMGT]iB)", text)
     needed = "an unknown amount"
     if asked:
-        needed = _gib(int(asked.group(1))) if asked.group(1) else asked.group(2)
+        power = {"bytes": 0, "KiB": 1, "MiB": 2, "GiB": 3, "TiB": 4}[asked.group(2)]
+        needed = _gib(float(asked.group(1)) * 1024**power)
     if cpu:
         available = psutil.virtual_memory().available
         return f"tried to allocate {needed} on cpu; {_gib(available)} of host RAM available"
