@@ -6,6 +6,7 @@ import altair as alt
 import pandas as pd
 
 LANE_ORDER = ["default", "side", "a", "b", "host"]
+TIMELINE_WIDTH = 820
 GUARANTEE_SCALE = alt.Scale(domain=["ordered", "broken"], range=["#54a24b", "#e45756"])
 KIND_SCALE = alt.Scale(
     domain=["kernel", "host call", "record", "wait", "wait_stream"],
@@ -16,7 +17,9 @@ KIND_SCALE = alt.Scale(
 def mismatch_chart(variants: pd.DataFrame) -> alt.LayerChart:
     """Mismatching trials out of N per variant: broken orderings should light up, ordered stay 0."""
     base = alt.Chart(variants).encode(
-        y=alt.Y("variant:N", sort=list(variants["variant"]), title=None),
+        y=alt.Y(
+            "variant:N", sort=list(variants["variant"]), title=None, axis=alt.Axis(labelLimit=260)
+        ),
         tooltip=[
             alt.Tooltip("variant:N"),
             alt.Tooltip("guaranteed:N", title="ordering"),
@@ -83,7 +86,8 @@ def timeline_chart(rows: pd.DataFrame, sections: list[str]) -> alt.FacetChart:
     )
     return (
         alt.layer(spans, records, waits, data=rows)
-        .properties(width="container", height=alt.Step(22))
+        # a faceted chart cannot stretch to its container: a fixed width per panel
+        .properties(width=TIMELINE_WIDTH, height=alt.Step(22))
         .facet(
             row=alt.Row(
                 "section:N",
@@ -130,11 +134,16 @@ def overlap_chart(overlap: pd.DataFrame) -> alt.FacetChart:
 
 def blocking_chart(blocking: pd.DataFrame) -> alt.LayerChart:
     """Host µs per call (log): wait_event only enqueues, synchronize waits for the queued work."""
-    base = alt.Chart(blocking).encode(y=alt.Y("call:N", title=None, sort=list(blocking["call"])))
-    bars = base.mark_bar().encode(
+    calls = alt.Y("call:N", title=None, sort=list(blocking["call"]), axis=alt.Axis(labelLimit=260))
+    # bars on a log axis need a positive base: draw them from 0.1 µs
+    base = alt.Chart(blocking).transform_calculate(base_us="0.1").encode(y=calls)
+    bars = base.mark_bar(height=18).encode(
         x=alt.X(
-            "host_us_median:Q", scale=alt.Scale(type="log"), title="host time per call (µs, log)"
+            "host_us_median:Q",
+            scale=alt.Scale(type="log"),
+            title="host time per call, median (µs, log)",
         ),
+        x2="base_us:Q",
         color=alt.Color(
             "blocks:N",
             title="blocks the host",

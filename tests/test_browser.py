@@ -1,6 +1,8 @@
 """End-to-end: a real Streamlit server driven by headless Chromium through Playwright."""
 
 import contextlib
+import gzip
+import json
 import os
 import re
 import signal
@@ -50,10 +52,15 @@ def _healthy(url: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def data_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("lab-data")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, data_dir):
     """The app served on a free port with its own data dir; yields the base URL."""
     port = _free_port()
-    env = {**os.environ, "RUNTIME_LAB_DATA_DIR": str(tmp_path_factory.mktemp("lab-data"))}
+    env = {**os.environ, "RUNTIME_LAB_DATA_DIR": str(data_dir)}
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
     command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
     log = tmp_path_factory.mktemp("server") / "streamlit.log"
@@ -98,9 +105,9 @@ def page(browser):
     context.close()
 
 
-def wait_idle(page):
+def wait_idle(page, timeout_ms=5_000):
     """Wait until Streamlit's 'running' indicator is gone."""
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout_ms)
 
 
 def open_page(page, url, title):
@@ -154,3 +161,31 @@ def test_fusion_run_on_cpu(server, page):
     expect(charts.nth(3)).to_be_visible()  # kernels, compile, bandwidth, time per call
     compiled = page.get_by_test_id("stMetric").filter(has_text="inductor kernels/call")
     expect(compiled.get_by_test_id("stMetricValue")).to_have_text("1")
+
+
+def test_history_draws_an_h200_streams_run(server, page, data_dir):
+    """A run recorded on the H200, stored in this server's history, redrawn in the browser:
+    the per-stream timeline renders without a GPU."""
+    from runtime_lab.history import History
+
+    run = json.loads(
+        gzip.decompress((REPO / "tests/fixtures/h200/streams-run.json.gz").read_bytes())
+    )
+    run["result"]["trace_file"] = None
+    stored = {**run, "job_id": "h200", "experiment": "streams", "device": "cuda:0"}
+    stored["label"] = "streams 4096x4096 float32 cuda:0 (H200)"
+    History(data_dir / "history.sqlite3").add(stored)
+    open_page(page, server, "History")
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("combobox", name="Open run")).to_have_value(re.compile("H200"))
+    success = page.get_by_test_id("stAlertContentSuccess").filter(has_text="streams cuda:0")
+    expect(success).to_contain_text("correct: 0/20 wrong")
+    wait_idle(page, 60_000)  # nine timelines, overlap and timing charts to draw
+    timeline = page.get_by_test_id("stVegaLiteChart").nth(2)
+    expect(timeline.locator("canvas, svg").first).to_be_visible()
+    metric = page.get_by_test_id("stMetric").filter(has_text="missing-producer-wait: wrong results")
+    expect(metric.get_by_test_id("stMetricValue")).to_have_text("20 / 20")
+    if os.environ.get("RUNTIME_LAB_SCREENSHOTS"):
+        page.screenshot(
+            path=os.environ["RUNTIME_LAB_SCREENSHOTS"] + "/streams-h200.png", full_page=True
+        )
