@@ -77,7 +77,10 @@ def _oom_figures(exc: BaseException, text: str) -> str | None:
 def _describe(exc: BaseException) -> tuple[str, bool]:
     """A readable reason, and whether the CUDA context may be broken (then the worker restarts)."""
     text = f"{type(exc).__name__}: {exc}".strip()
-    figures = _oom_figures(exc, text)
+    try:
+        figures = _oom_figures(exc, text)
+    except Exception:  # e.g. a broken CUDA context: the reason must still get out
+        figures = None
     if figures:
         return f"out of memory: {figures}. {text}"[:MAX_ERROR_CHARS], False
     broken = "CUDA error" in text or type(exc).__name__ == "AcceleratorError"

@@ -108,18 +108,18 @@ def test_every_failure_costs_one_job_and_the_queue_runs_on(data_dir):
 
 
 def test_a_job_holds_no_memory_after_it_finishes(data_dir):
-    """The worker reports what it still holds after each job; on CPU its RSS stays put."""
+    """The worker reports what it still holds after each job; on CPU its RSS stays flat."""
     jobs = JobManager(data_dir=data_dir, timeout_s=120)
     try:
-        spec = build_spec("streams", "1024x1024", device="cpu", repeat=3, warmup=1)
-        first = jobs.wait(jobs.submit(spec), 120)
-        again = jobs.wait(
-            jobs.submit(build_spec("streams", "1024x1024", device="cpu", repeat=4)), 120
-        )
-        assert first.state == again.state == "done"
-        rss = [j.memory_after["rss_bytes"] for j in (first, again)]
+        spec = build_spec("streams", "1536x1536", device="cpu", repeat=2, warmup=1)
+        rss = []
+        for _ in range(6):
+            job = jobs.wait(jobs.submit(spec), 120)
+            assert job.state == "done", job.error
+            rss.append(job.memory_after["rss_bytes"])
         assert min(rss) > 50 * 2**20  # a real reading: torch alone is more than that
-        # 3 x 4 MiB of fp32 tensors per job: kept, they would add up; freed, RSS stays flat
-        assert rss[1] - rss[0] < 12 * 2**20, rss
+        # each job makes four 9 MiB fp32 tensors: kept, 5 jobs would add 180 MiB; allocator
+        # noise between jobs was up to 24 MiB here
+        assert rss[-1] - rss[1] < 48 * 2**20, [r // 2**20 for r in rss]
     finally:
         jobs.close()
