@@ -29,9 +29,11 @@ SOURCES = sorted(
     [*(ROOT / "runtime_lab").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
 )
 # calls that turn data into code or arbitrary objects, or hand it to a shell
+# (writing a pickle, as the allocator's snapshot export does, runs nothing; reading one can)
 BUILTINS = {"eval", "exec", "compile", "__import__"}
-ATTRIBUTES = {"pickle", "marshal", "shelve", "dill", "cloudpickle"}  # any call on these modules
+UNPICKLERS = {"pickle", "marshal", "dill", "cloudpickle", "joblib", "shelve"}
 NAMED = {("os", "system"), ("os", "popen"), ("yaml", "load"), ("torch", "load")}
+NAMED |= {(m, f) for m in UNPICKLERS for f in ("load", "loads", "Unpickler", "open")}
 # (file, function) where a dynamic import is fine: the module name comes from a fixed table
 ALLOWED_IMPORTS = {("base.py", "load"), ("report.py", "summary")}
 
@@ -89,11 +91,7 @@ def test_no_input_is_evaluated_as_code():
     for path in SOURCES:
         for function, name, owner, node in _calls(path):
             where = f"{path.relative_to(ROOT)}:{node.lineno} in {function}"
-            if (
-                (owner is None and name in BUILTINS)
-                or owner in ATTRIBUTES
-                or (owner, name) in NAMED
-            ):
+            if (owner is None and name in BUILTINS) or (owner, name) in NAMED:
                 found.append(f"{where}: {owner}.{name}" if owner else f"{where}: {name}")
             if name == "import_module" and (path.name, function) not in ALLOWED_IMPORTS:
                 found.append(f"{where}: import_module")

@@ -71,6 +71,7 @@ COUNT_CASES = [
 ]
 # fast valid options per experiment for the run that proves the page still works
 FAST = {
+    "allocator": {"shapes": "64x64,128x128", "scenarios": ["sequence"]},
     "fusion": {"modes": ["eager"], "compile_latency": False},
     "recompiles": {
         "shapes": "8x8",
