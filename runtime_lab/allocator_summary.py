@@ -98,6 +98,10 @@ def key_figures(result: AllocatorResult) -> dict[str, Any]:
         "baseline_allocated_bytes": result.baseline_allocated_bytes,
         "final_allocated_bytes": result.final_allocated_bytes,
         "snapshots": [x.file for x in result.snapshots],
+        # the same scenarios before their final empty_cache(): these still hold the segments
+        "snapshots_before_empty_cache": [
+            x.segments_file for x in result.snapshots if x.segments_file
+        ],
         "skipped": list(result.skipped),
         "errors": {x.scenario: x.error for x in result.errors},
     }

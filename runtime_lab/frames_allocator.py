@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from runtime_lab.results_allocator import AllocatorResult
@@ -9,6 +10,8 @@ from runtime_lab.results_allocator import AllocatorResult
 MIB = 2**20
 SERIES = ("reserved", "allocated", "peak")  # drawn in this order: reserved behind the others
 TRACE_SERIES = ("reserved", "allocated", "pending free")
+PENDING_MIN_MS = 0.1
+PAD_S = 0.02  # one host RSS sample either side of a scenario, so its RSS curve reaches the edges
 STEP_COLUMNS = [
     "scenario",
     "step",
@@ -32,8 +35,9 @@ def _mib(value) -> float | None:
 
 def steps_frame(result: AllocatorResult) -> pd.DataFrame:
     """One row per mark: memory_stats (None on CPU), host RSS, the step's time."""
-    rows = []
-    for order, s in enumerate(result.steps):
+    rows, seen = [], {}
+    for s in result.steps:
+        seen[s.scenario] = order = seen.get(s.scenario, 0) + 1
         frag = None
         if s.reserved_bytes is not None and s.allocated_bytes is not None:
             frag = s.reserved_bytes - s.allocated_bytes
@@ -43,8 +47,9 @@ def steps_frame(result: AllocatorResult) -> pd.DataFrame:
                 "step": s.index,
                 "label": s.label,
                 "event": s.event,
-                # the x-axis name: unique and in run order, so repeated shapes stay apart
-                "x": f"{order + 1:02d} {s.label} · {s.event}",
+                # the x-axis name: unique within the scenario and in run order, so repeated
+                # shapes stay apart; numbered per scenario as each scenario has its own chart
+                "x": f"{order:02d} {s.label} · {s.event}",
                 "t_s": s.t_s,
                 "allocated_bytes": s.allocated_bytes,
                 "reserved_bytes": s.reserved_bytes,
@@ -173,17 +178,83 @@ def empty_cache_frame(result: AllocatorResult) -> pd.DataFrame:
 
 
 def peaks_frame(result: AllocatorResult) -> pd.DataFrame:
-    """Peak allocated per scenario (max over its steps) and the compiled comparison's two peaks."""
-    steps = steps_frame(result).dropna(subset=["peak_bytes"])
-    rows = [
-        {"what": f"{name}: max step peak", "bytes": int(group["peak_bytes"].max())}
-        for name, group in steps.groupby("scenario", sort=False)
-    ]
+    """Peak allocated and reserved per scenario, and the compiled comparison's two one-call peaks.
+
+    Per scenario from its snapshot trace (every alloc and segment, recorded for the scenario
+    alone): max memory_stats peak over steps would carry the previous scenario's peak into
+    scenarios that do not reset it per step. Runs without snapshots fall back to the steps.
+    """
+    rows = []
+    for s in result.snapshots:
+        rows.append({"what": s.scenario, "series": "reserved", "bytes": s.peak_reserved_bytes})
+        rows.append({"what": s.scenario, "series": "allocated", "bytes": s.peak_allocated_bytes})
+    if not rows:
+        steps = steps_frame(result).dropna(subset=["peak_bytes"])
+        rows = [
+            {"what": name, "series": "allocated", "bytes": int(group["peak_bytes"].max())}
+            for name, group in steps.groupby("scenario", sort=False)
+        ]
     c = result.compare
     if c is not None and c.eager_peak_bytes is not None:
         side = "x".join(str(d) for d in c.shape)
-        rows.append({"what": f"eager {side}, above inputs", "bytes": c.eager_peak_bytes})
-        rows.append({"what": f"compiled {side}, above inputs", "bytes": c.compiled_peak_bytes})
-    frame = pd.DataFrame(rows, columns=["what", "bytes"])
+        for mode, value in (("eager", c.eager_peak_bytes), ("compiled", c.compiled_peak_bytes)):
+            rows.append(
+                {"what": f"{mode} {side}: one call", "series": "above inputs", "bytes": value}
+            )
+    frame = pd.DataFrame(rows, columns=["what", "series", "bytes"])
     frame["MiB"] = frame["bytes"] / MIB
     return frame
+
+
+def scenario_windows(trace: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
+    """Per scenario in run order, the stretch of the run it covers: its first to last point,
+    padded but never into a neighbour, so each scenario gets a time axis of its own (one
+    scenario's 8 s compile must not squeeze another's 10 ms steps into slivers)."""
+    parts = [f[["scenario", "t_s"]] for f in (trace, steps) if not f.empty]
+    if not parts:
+        return pd.DataFrame(columns=["scenario", "start_s", "end_s"])
+    points = pd.concat(parts)
+    w = points.groupby("scenario", sort=False)["t_s"].agg(first="min", last="max")
+    w = w.sort_values("first").reset_index()
+    start = np.fmax(w["first"] - PAD_S, (w["last"].shift(1) + w["first"]) / 2)
+    end = np.fmin(w["last"] + PAD_S, (w["last"] + w["first"].shift(-1)) / 2)
+    return pd.DataFrame({"scenario": w["scenario"], "start_s": start.clip(lower=0), "end_s": end})
+
+
+def within(frame: pd.DataFrame, windows: pd.DataFrame) -> pd.DataFrame:
+    """Rows inside their scenario's window with `ms` since it began; a frame without a scenario
+    column (host RSS) is split by time."""
+    parts = []
+    for w in windows.itertuples():
+        part = frame[(frame["t_s"] >= w.start_s) & (frame["t_s"] <= w.end_s)]
+        if "scenario" in frame:
+            part = part[part["scenario"] == w.scenario]
+        parts.append(part.assign(scenario=w.scenario, ms=(part["t_s"] - w.start_s) * 1e3))
+    if not parts:
+        return frame.assign(scenario=pd.Series(dtype=str), ms=pd.Series(dtype=float))
+    return pd.concat(parts, ignore_index=True)
+
+
+def lasting_pending(trace: pd.DataFrame) -> pd.DataFrame:
+    """One scenario's curves with pending free kept only where it lasted PENDING_MIN_MS: a
+    same-stream free is requested and completed within µs, which a step line would draw as a
+    spike of the block's size; a wait on another stream (record_stream) lasts."""
+    pending = trace[trace["series"] == "pending free"].sort_values("t_s")
+    lasted = (pending["t_s"].shift(-1) - pending["t_s"]) * 1e3 >= PENDING_MIN_MS
+    real = pending[lasted & (pending["bytes"] > 0)]
+    if real.empty:
+        return trace[trace["series"] != "pending free"]
+    zero = pending.index.difference(real.index)
+    return trace.assign(MiB=trace["MiB"].where(~trace.index.isin(zero), 0.0))
+
+
+def spaced_labels(marks: pd.DataFrame, span_ms: float, width_px: float, gap_px: float):
+    """Which marks get a text label: the first mark of each step, skipping any closer than gap_px
+    to the last one labelled (the rest keep their rule and tooltip)."""
+    first = (marks["step"] != marks["step"].shift()) | (marks["label"] != marks["label"].shift())
+    show, last = [], None
+    for ms, is_first in zip(marks["ms"], first, strict=True):
+        ok = bool(is_first) and (last is None or (ms - last) * width_px / span_ms >= gap_px)
+        show.append(ok)
+        last = ms if ok else last
+    return pd.Series(show, index=marks.index, dtype=bool)

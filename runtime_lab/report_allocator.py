@@ -30,11 +30,35 @@ WHY_PEAK = [
     "kernel that writes only the output.",
     "Peaks are max_memory_allocated above the live inputs, reset before each measured call.",
 ]
+WHY_PEAKS_CHART = [
+    "Per scenario: the most allocated (dark) and reserved (light) at any moment of its snapshot "
+    "trace, inputs included. Red: one call at one shape, above its inputs.",
+    *WHY_PEAK,
+]
 WHY_TIMELINE = [
     "Reserved (area) is cudaMalloc'd segments; allocated (line) is blocks handed to tensors, "
     "integrated from the snapshot's alloc / free_completed and segment_alloc / segment_free.",
     "Pending free: freed by Python but waiting for another stream (record_stream). Host RSS "
     "includes child processes (Inductor compiles in workers).",
+    "Dashed rules: memory_stats marks (hover ▼ for their numbers). Scroll or drag on a panel to "
+    "zoom its time axis; double-click resets.",
+]
+SCENARIO_NOTES = {
+    "sequence": "reserved grows to the largest step and stays after each del; the final "
+    "empty_cache() returns it",
+    "compiled": "eager at one shape, then torch.compile (most of the time: Inductor compiling in "
+    "child processes, see host RSS), then the fused call",
+    "empty-cache": "the sequence twice: never (later steps reuse the cache), then empty_cache() "
+    "after every step (reserved falls back each time)",
+    "side-stream": "a side-stream tensor freed without, then with record_stream: pending free is "
+    "its block waiting for the side stream",
+    "cudagraphs": "reduce-overhead's private pool stays reserved after del + empty_cache, until "
+    "torch.compiler.reset()",
+}
+WHY_CPU_TIMELINE = [
+    "The worker's RSS with its child processes (Inductor compiles in workers), sampled every "
+    "20 ms by psutil; allocated / reserved over time need CUDA.",
+    WHY_TIMELINE[-1],
 ]
 WHY_CPU_STEPS = [
     "Host RSS of the worker (with children) at each mark; allocated / reserved / peak need CUDA.",
@@ -155,10 +179,12 @@ def _metrics(result: AllocatorResult, figures: dict[str, Any]) -> list[Metric]:
 def _charts(result: AllocatorResult) -> list[tuple[str, Any]]:
     steps = fa.steps_frame(result)
     long = fa.steps_long(steps)
+    cpu = result.device == "cpu"
+    why = (WHY_CPU_TIMELINE, {}) if cpu else (WHY_TIMELINE, SCENARIO_NOTES)
     found = [
         (
             "Over time",
-            ca.timeline_chart(fa.trace_frame(result), fa.rss_frame(result), steps, WHY_TIMELINE),
+            ca.timeline_chart(fa.trace_frame(result), fa.rss_frame(result), steps, *why),
         )
     ]
     for scenario in ("sequence", "empty-cache"):
@@ -170,7 +196,7 @@ def _charts(result: AllocatorResult) -> list[tuple[str, Any]]:
         found.append(("Per step: sequence", ca.steps_chart(rss, "sequence", WHY_CPU_STEPS)))
     peaks = fa.peaks_frame(result)
     if not peaks.empty:
-        found.append(("Peaks", ca.peaks_chart(peaks, WHY_PEAK)))
+        found.append(("Peaks", ca.peaks_chart(peaks, WHY_PEAKS_CHART)))
     rounds = fa.empty_cache_frame(result)
     if not rounds.empty:
         found.append(("Cost of empty_cache", ca.empty_cache_chart(rounds, WHY_EMPTY_CACHE[1:])))
@@ -196,10 +222,21 @@ def _downloads(run: dict[str, Any], result: AllocatorResult) -> list[tuple[str, 
         ("Steps CSV", "allocator-steps.csv", steps, "text/csv"),
     ]
     for s in result.snapshots:  # a history entry may outlive its file: offer what is there
-        if Path(s.file).is_file():
-            data = Path(s.file).read_bytes()
-            name = f"snapshot-{s.scenario}.pickle"
-            found.append((f"Snapshot: {s.scenario}", name, data, "application/octet-stream"))
+        # the segments one first: the end one's segment view is empty after empty_cache()
+        for file, suffix, label in (
+            (s.segments_file, "-before-empty-cache", "segments before empty_cache"),
+            (s.file, "", "end, segments returned" if s.segments_file else "end"),
+        ):
+            if file and Path(file).is_file():
+                name = f"snapshot-{s.scenario}{suffix}.pickle"
+                found.append(
+                    (
+                        f"Snapshot {s.scenario}: {label}",
+                        name,
+                        Path(file).read_bytes(),
+                        "application/octet-stream",
+                    )
+                )
     return found
 
 
@@ -230,7 +267,10 @@ def _notes(result: AllocatorResult) -> list[str]:
     if result.snapshots:
         notes.append(
             "Each snapshot pickle loads in PyTorch's memory viewer (pytorch.org/memory_viz) and "
-            "with `python -m torch.cuda._memory_viz stats|trace|segments FILE`."
+            "with `python -m torch.cuda._memory_viz stats|trace|segments FILE`. Those taken "
+            "before a scenario's final empty_cache() hold its segments (what the segment view and "
+            "`stats` show); the end ones hold the whole trace, by when empty_cache() has returned "
+            "the segments."
         )
     return notes
 

@@ -69,6 +69,9 @@ class SnapshotInfo:
     streams: tuple[StreamBytes, ...] = ()
     peak_allocated_bytes: int = 0
     peak_reserved_bytes: int = 0
+    # a second pickle taken before the scenario's final empty_cache(), while its segments are
+    # still held: the end snapshot's segment view is empty once empty_cache() returned them
+    segments_file: str = ""
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,12 @@ SNAP=$($PY -c "import json,sys; print([f for f in json.load(open(sys.argv[1]))['
 cp "$SNAP" "$OUT/snapshot-sequence.pickle"
 $PY -W ignore -m torch.cuda._memory_viz stats "$SNAP" 2>&1 | head -20 || true
 $PY -W ignore -m torch.cuda._memory_viz trace "$SNAP" 2>&1 | tail -3 || true
+SEG=$($PY -c "import json,sys; print(next((f for f in json.load(open(sys.argv[1]))['summary'].get('snapshots_before_empty_cache', []) if f.endswith('-sequence-before-empty-cache.pickle')), ''))" "$OUT/allocator-all.json")
+if [ -n "$SEG" ]; then  # the end snapshot follows empty_cache(): this one still has segments
+  echo "-- before the final empty_cache: $SEG"
+  cp "$SEG" "$OUT/snapshot-sequence-before-empty-cache.pickle"
+  $PY -W ignore -m torch.cuda._memory_viz stats "$SEG" 2>&1 | head -20 || true
+fi
 
 echo "== 3. the runtime-facts sequence, eager vs compiled only, bf16"
 $PY -m runtime_lab --data-dir "$LAB" run allocator --device cuda --dtype bfloat16 \

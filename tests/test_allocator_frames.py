@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -101,7 +102,8 @@ def _run(result):
 def test_steps_frame_and_long_form():
     steps = fa.steps_frame(_result())
     assert len(steps) == 7
-    assert steps["x"].is_unique  # repeated shapes keep their own x position
+    assert steps["x"].is_unique  # repeated shapes keep their own x position in their scenario
+    assert steps["x"].iloc[0] == "01 1024x1024 · computed"  # numbered within the scenario
     computed = steps[steps["event"] == "computed"]
     assert list(computed["fragmentation_bytes"] // MIB) == [8, 148, 292]
     long = fa.steps_long(steps)
@@ -122,7 +124,12 @@ def test_empty_cache_and_peaks_frames():
     rounds = fa.empty_cache_frame(_result())
     assert list(rounds.groupby("variant")["per_step_ms"].median().round(2)) == [3.1, 1.1]
     peaks = fa.peaks_frame(_result())
-    assert list(peaks["MiB"]) == [320.0, 768.0, 256.0]
+    assert peaks[["what", "series", "MiB"]].to_dict("records") == [
+        {"what": "sequence", "series": "reserved", "MiB": 340.0},
+        {"what": "sequence", "series": "allocated", "MiB": 320.0},
+        {"what": "eager 8192x8192: one call", "series": "above inputs", "MiB": 768.0},
+        {"what": "compiled 8192x8192: one call", "series": "above inputs", "MiB": 256.0},
+    ]
 
 
 def test_snapshot_tables():
@@ -146,10 +153,14 @@ def test_charts_render_and_carry_their_explanations():
         fa.trace_frame(result), fa.rss_frame(result), steps, ["why"]
     ).to_dict()
     assert timeline["title"]["subtitle"] == ["why"]
-    assert len(timeline["vconcat"]) == 2  # GPU above, host RSS below, one time axis
+    (block,) = timeline["vconcat"]  # one scenario: one block
+    assert len(block["vconcat"]) == 2  # GPU above, host RSS below, one time axis
     step = ca.steps_chart(fa.steps_long(steps), "sequence", ["reserved stays"]).to_dict()
     assert step["title"]["text"] == "sequence: memory_stats per step"
     assert [layer["mark"]["type"] for layer in step["layer"]] == ["bar", "line"]
+    # Streamlit's default autosize ("fit") would squeeze the bars into what the labels leave
+    assert step["autosize"] == {"type": "fit-x", "contains": "padding"}
+    assert step["height"] == ca.STEPS_HEIGHT
 
 
 def test_report_metrics_warnings_and_downloads(tmp_path):
@@ -183,6 +194,26 @@ def test_report_metrics_warnings_and_downloads(tmp_path):
         "snapshot-sequence.pickle",
     ]
     assert rep.downloads[-1][2] == FIXTURE.read_bytes()
+
+
+def test_the_snapshot_before_empty_cache_downloads_first_and_says_so(tmp_path):
+    end, held = tmp_path / "end.pickle", tmp_path / "held.pickle"
+    shutil.copy(FIXTURE, end)
+    held.write_bytes(b"segments")
+    result = _result(str(end))
+    snap = replace(result.snapshots[0], segments_file=str(held))
+    run = _run(replace(result, snapshots=(snap,)))
+    rep = report.build(run)
+    assert report.summary(run)["snapshots_before_empty_cache"] == [str(held)]
+    snaps = [d for d in rep.downloads if d[1].startswith("snapshot-")]
+    assert [(label, name) for label, name, _, _ in snaps] == [
+        (
+            "Snapshot sequence: segments before empty_cache",
+            "snapshot-sequence-before-empty-cache.pickle",
+        ),
+        ("Snapshot sequence: end, segments returned", "snapshot-sequence.pickle"),
+    ]
+    assert snaps[0][2] == b"segments"
 
 
 def test_cli_summary_keys():

@@ -95,3 +95,19 @@ def test_exported_snapshot_loads_with_memory_viz(gpu_run):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip()
+
+
+def test_snapshot_before_empty_cache_has_the_segments_for_the_viewer(gpu_run):
+    _, result = gpu_run
+    seq = next(s for s in result.snapshots if s.scenario == "sequence")
+    assert Path(seq.segments_file).is_file()
+    done = subprocess.run(
+        [sys.executable, "-m", "torch.cuda._memory_viz", "stats", seq.segments_file],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    # the end snapshot follows the final empty_cache(): 0 segments; this one still holds them
+    segments = int(done.stdout.split("segments: ")[1].split()[0])
+    assert segments > 0 and seq.segments == 0

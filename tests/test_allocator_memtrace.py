@@ -114,3 +114,26 @@ def test_record_stream_pending_free_is_tracked():
     ]
     seg = memtrace.summarize_segments(snap)
     assert seg.inactive == 2 * MIB and seg.largest_inactive == 2 * MIB
+
+
+def test_the_probe_keeps_a_snapshot_with_segments_beside_the_end_one(
+    snapshot, tmp_path, monkeypatch
+):
+    """The probe's CUDA bookkeeping, fed the H200 snapshot (no GPU here): the pickle saved before
+    the final empty_cache is written, named, loadable and recorded on the scenario's info."""
+    import torch
+
+    from runtime_lab.experiments.allocator_probe import Probe
+
+    probe = Probe(torch.device("cpu"), tmp_path, max_entries=20000)
+    probe.keep_segments("sequence")  # on CPU: nothing to keep
+    assert probe.segments_files == {}
+    probe.cuda = True  # from here on as on a GPU, with the snapshot standing in for _snapshot()
+    monkeypatch.setattr(probe, "sync", lambda: None)
+    monkeypatch.setattr(torch.cuda.memory, "_snapshot", lambda device=None: snapshot)
+    probe.keep_segments("sequence")
+    probe._keep("sequence", {**snapshot, "segments": []}, start_us=0)
+    (info,) = probe.snapshots
+    assert info.segments == 0 and info.segments_file.endswith("-sequence-before-empty-cache.pickle")
+    with open(info.segments_file, "rb") as fh:
+        assert len(pickle.load(fh)["segments"]) == 3

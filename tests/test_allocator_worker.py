@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_allocator_charts import _walk
 
 from runtime_lab.jobs import JobManager
 from runtime_lab.report import build, summary
@@ -75,6 +76,22 @@ def test_report_and_summary_from_the_stored_run(cpu_run):
     rep = build(run)
     assert rep.ok and rep.headline.startswith("allocator CPU float32: host RSS peak ")
     assert [t for t, _ in rep.charts] == ["Over time", "Per step: sequence"]
+    timeline = dict(rep.charts)["Over time"].to_dict()
+    # one host-RSS panel per scenario that ran, each on its own time axis; no GPU series named
+    blocks = timeline["vconcat"]
+    assert [b["title"]["text"].split(" · ")[0] for b in blocks] == ["sequence", "compiled"]
+    assert all(len(b["vconcat"]) == 1 for b in blocks)
+    domains = [
+        d["scale"]["domain"]
+        for d in _walk(timeline)
+        if isinstance(d.get("scale"), dict) and "domain" in d["scale"]
+    ]
+    assert ["host rss"] in domains and [
+        "reserved",
+        "allocated",
+        "pending free",
+        "host rss",
+    ] not in domains
     assert any("need CUDA" in n for n in rep.notes)
     figures = summary(run)
     assert len(figures["steps"]) == 9 + 4

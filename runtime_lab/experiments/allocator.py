@@ -72,6 +72,7 @@ def _scenarios(probe: Probe, spec: RunSpec, ctx: Context, calls):
             continue
         ctx.progress(f"scenario {i}/{len(chosen)}: {name}", i - 1, len(chosen))
         probe.clean()
+        probe.reset_peak()  # else a scenario without per-step resets reports the previous peak
         try:
             outcomes[name] = runners[name](probe)
         except Exception as exc:  # one scenario failing (e.g. OOM) must not hide the others

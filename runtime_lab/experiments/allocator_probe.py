@@ -10,6 +10,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import psutil
@@ -89,6 +90,8 @@ class Probe:
         self.trace: list[TracePoint] = []
         self.trace_total = 0
         self.snapshots: list[SnapshotInfo] = []
+        self.segments_files: dict[str, str] = {}
+        self._start_us = 0.0
 
     def stat(self, key: str) -> int | None:
         return int(torch.cuda.memory_stats(self.device).get(key, 0)) if self.cuda else None
@@ -131,7 +134,7 @@ class Probe:
         if not self.cuda:
             yield
             return
-        start_us = time.time() * 1e6
+        start_us = self._start_us = time.time() * 1e6
         torch.cuda.memory._record_memory_history(
             max_entries=self.max_entries, stacks="python", device=self.device, **_CLEAR
         )
@@ -145,11 +148,27 @@ class Probe:
                 torch.cuda.memory._record_memory_history(enabled=None, device=self.device)
             self._keep(scenario, snapshot, start_us)
 
-    def _keep(self, scenario: str, snapshot: dict, start_us: float) -> None:
+    def keep_segments(self, scenario: str, snapshot: dict | None = None) -> None:
+        """Save a snapshot while the scenario's segments are still held (call it before its
+        final empty_cache()): the memory viewer's segment view of the end snapshot is empty."""
+        if not self.cuda:
+            return
+        if snapshot is None:
+            self.sync()
+            snapshot = torch.cuda.memory._snapshot(self.device)
+        snapshot = _since(snapshot, self.device.index or 0, self._start_us)
+        path = self._dump(f"{scenario}-before-empty-cache", snapshot)
+        self.segments_files[scenario] = str(path)
+
+    def _dump(self, name: str, snapshot: dict) -> Path:
         self.folder.mkdir(parents=True, exist_ok=True)
-        path = self.folder / f"{self.run_id}-{scenario}.pickle"
+        path = self.folder / f"{self.run_id}-{name}.pickle"
         with path.open("wb") as fh:
             pickle.dump(snapshot, fh)  # what _dump_snapshot writes: memory_viz reads this
+        return path
+
+    def _keep(self, scenario: str, snapshot: dict, start_us: float) -> None:
+        path = self._dump(scenario, snapshot)
         index = self.device.index or 0
         points = memtrace.integrate(_since(snapshot, index, start_us), index)
         self.trace_total += len(points)
@@ -164,7 +183,8 @@ class Probe:
             )
             for p in memtrace.downsample(points, TRACE_POINTS_PER_SCENARIO)
         ]
-        self.snapshots.append(_info(scenario, path, snapshot, points, index, self.max_entries))
+        info = _info(scenario, path, snapshot, points, index, self.max_entries)
+        self.snapshots.append(replace(info, segments_file=self.segments_files.get(scenario, "")))
 
 
 def _since(snapshot: dict, index: int, start_us: float) -> dict:

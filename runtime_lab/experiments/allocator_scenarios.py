@@ -51,6 +51,7 @@ def sequence(probe: Probe, calls: Calls, dtype: str) -> None:
     with probe.recording("sequence"):
         for i, (shape, dt) in enumerate(calls, start=1):
             _step(probe, "sequence", i, _label(shape, dt, dtype), shape, dt)
+        probe.keep_segments("sequence")  # the cache as the sequence left it: all segments free
         probe.clean()
         probe.mark("sequence", len(calls), "end", "after empty_cache")
 
@@ -81,6 +82,7 @@ def compiled(probe: Probe, side: int, dtype: str) -> CompareResult:
         probe.mark("compiled", 3, f"compiled {label}", "computed")
         nbytes = x.numel() * x.element_size() * 2
         del x, y, fn
+        probe.keep_segments("compiled")
         probe.clean()
         probe.mark("compiled", 3, "end", "after empty_cache")
     return CompareResult(shape, eager, fused, nbytes)
@@ -105,6 +107,8 @@ def _round(probe: Probe, calls: Calls, every: bool, call_ms: list[float] | None)
 def empty_cache(probe: Probe, calls: Calls, dtype: str, rounds: int) -> EmptyCacheResult:
     with probe.recording("empty-cache"):  # one pass each, for the curves
         for every in (False, True):
+            if every:  # the cache the never pass built, before empty_cache() starts returning it
+                probe.keep_segments("empty-cache")
             probe.clean()
             for i, (shape, dt) in enumerate(calls, start=1):
                 label = f"{'every' if every else 'never'} {_label(shape, dt, dtype)}"
@@ -197,6 +201,7 @@ def cudagraphs(probe: Probe, side: int, dtype: str) -> GraphPoolResult:
         replaying = reserved()
         snap = torch.cuda.memory._snapshot(probe.device)
         pools = memtrace.summarize_segments(snap, probe.device.index or 0).by_pool
+        probe.keep_segments("cudagraphs", snap)  # the private pool's segments, before empty_cache
         probe.mark("cudagraphs", 2, "replaying", "computed")
         del x, y
         gc.collect()
