@@ -72,8 +72,11 @@ def _run_button(page):
     return page.get_by_role("button", name="Run", exact=True)
 
 
-def _run_id(page, timeout_ms=120_000):
-    success = page.get_by_test_id("stAlertContentSuccess").filter(has_text=RUN_ID)
+def _run_id(page, number=None, timeout_ms=120_000):
+    """The run number the page's success headline shows (waiting for `number` if given: the
+    previous run's headline stays on screen until the rerun replaces it)."""
+    wanted = re.compile(rf"run #{number}\b") if number else RUN_ID
+    success = page.get_by_test_id("stAlertContentSuccess").filter(has_text=wanted)
     expect(success).to_be_visible(timeout=timeout_ms)
     return int(RUN_ID.search(success.inner_text()).group(1))
 
@@ -106,12 +109,10 @@ def test_server_killed_mid_run_keeps_every_completed_run(served, browser, tmp_pa
     proc, url, data = served
     page = _streams_page(browser, url, "64x64")
     done = []
-    for shape in ("64x64", "64x65", "64x66"):
+    for number, shape in enumerate(("64x64", "64x65", "64x66"), start=1):
         page.get_by_test_id("stTextInput").filter(has_text="Shape").locator("input").fill(shape)
         _run_button(page).click()
-        run_id = _run_id(page)
-        expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text(f"run #{run_id}")
-        done.append(run_id)
+        done.append(_run_id(page, number))  # a fresh data dir: runs are numbered from 1
     db = data / "history.sqlite3"
     before = {i: History(db).get(i) for i in done}
     # a long run (10000 timed calls of a 512x512 matmul), killed with its server mid-way
