@@ -9,13 +9,13 @@ st.set_page_config(page_title="Runtime Lab", page_icon="🧪", layout="wide")
 pages = st.navigation(
     {
         "Lab": [
-            st.Page("pages/overview.py", title="Overview", icon="🧪", default=True),
-            st.Page("pages/fusion.py", title="Fusion & compile", icon="⚡"),
-            st.Page("pages/recompiles.py", title="Shapes & recompiles", icon="🔁"),
-            st.Page("pages/streams.py", title="Streams & events", icon="🔀"),
-            st.Page("pages/allocator.py", title="Allocator", icon="🧠"),
+            st.Page("app_pages/overview.py", title="Overview", icon="🧪", default=True),
+            st.Page("app_pages/fusion.py", title="Fusion & compile", icon="⚡"),
+            st.Page("app_pages/recompiles.py", title="Shapes & recompiles", icon="🔁"),
+            st.Page("app_pages/streams.py", title="Streams & events", icon="🔀"),
+            st.Page("app_pages/allocator.py", title="Allocator", icon="🧠"),
         ],
-        "Records": [st.Page("pages/history.py", title="History", icon="🗂️")],
+        "Records": [st.Page("app_pages/history.py", title="History", icon="🗂️")],
     }
 )
 ui.sidebar(ui.manager())

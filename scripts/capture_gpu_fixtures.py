@@ -129,7 +129,10 @@ def snapshot(out: Path) -> None:
     torch.cuda.memory._record_memory_history(enabled=None)
     snap = pickle.loads((out / "alloc-snapshot.pickle").read_bytes())
     print("snapshot keys", sorted(snap), "trace entries", [len(t) for t in snap["device_traces"]])
-    print("first entries", [{k: v for k, v in e.items() if k != "frames"} for e in snap["device_traces"][0][:4]])
+    print(
+        "first entries",
+        [{k: v for k, v in e.items() if k != "frames"} for e in snap["device_traces"][0][:4]],
+    )
     print("alloc per step", stats)
 
 

@@ -1,4 +1,4 @@
-"""AppTest for pages/allocator.py: the form from the catalog, a CPU run, a CUDA report drawn."""
+"""AppTest for app_pages/allocator.py: the form from the catalog, a CPU run, a CUDA report drawn."""
 
 import pytest
 from apphelpers import open_page, poll_until, widget
@@ -12,7 +12,7 @@ OPTIONS = EXPERIMENTS["allocator"].options
 
 
 def _open(at):
-    return open_page(at, "pages/allocator.py")
+    return open_page(at, "app_pages/allocator.py")
 
 
 def test_form_has_the_sequence_and_the_scenarios(app):

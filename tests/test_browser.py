@@ -189,3 +189,13 @@ def test_history_draws_an_h200_streams_run(server, page, data_dir):
         page.screenshot(
             path=os.environ["RUNTIME_LAB_SCREENSHOTS"] + "/streams-h200.png", full_page=True
         )
+
+
+def test_a_page_url_opened_directly_keeps_the_lab_navigation(server, page):
+    """A bookmarked page URL runs app.py's st.navigation, not a legacy pages/ folder listing."""
+    assert not (REPO / "pages").exists(), "a pages/ folder turns on Streamlit's legacy MPA"
+    page.goto(f"{server}/streams")
+    expect(page.get_by_role("heading", name="Streams & events", level=1)).to_be_visible()
+    nav = page.get_by_test_id("stSidebarNav")
+    expect(nav.get_by_role("link", name="Fusion & compile", exact=True)).to_be_visible()
+    expect(nav.get_by_role("link", name="streams", exact=True)).to_have_count(0)

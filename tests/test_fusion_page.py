@@ -1,4 +1,4 @@
-"""AppTest for pages/fusion.py: the form's option widgets, a bad sweep refused, a report drawn."""
+"""AppTest for app_pages/fusion.py: the form's option widgets, a bad sweep refused, a report drawn."""
 
 from pathlib import Path
 
@@ -13,7 +13,7 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def _open(at):
-    return open_page(at, "pages/fusion.py")
+    return open_page(at, "app_pages/fusion.py")
 
 
 def test_fusion_form_has_every_option(app):

@@ -40,7 +40,7 @@ def test_overview_and_sidebar(app):
 
 
 def test_streams_page_runs_on_cpu_and_draws_charts(app):
-    at = open_page(app, "pages/streams.py")
+    at = open_page(app, "app_pages/streams.py")
     assert at.title[0].value == "Streams & events"
     _run_streams(at)
     poll_until(at, lambda a: len(a.success) > 0)
@@ -52,7 +52,7 @@ def test_streams_page_runs_on_cpu_and_draws_charts(app):
 
 
 def test_bad_shape_is_a_message_not_a_run(app):
-    at = open_page(app, "pages/streams.py")
+    at = open_page(app, "app_pages/streams.py")
     at.text_input[0].set_value("0x-3")
     at.button[0].click()
     at.run()
@@ -62,14 +62,14 @@ def test_bad_shape_is_a_message_not_a_run(app):
 
 
 def test_device_choices_are_the_machines_own(app):
-    at = open_page(app, "pages/streams.py")
+    at = open_page(app, "app_pages/streams.py")
     poll_until(at, lambda a: bool(ui.manager().env))
     gpus = ui.manager().env["gpus"]
     assert at.selectbox[1].options == ["auto", "cpu"] + [f"cuda:{g['index']}" for g in gpus]
 
 
 def test_killed_worker_shows_a_failed_run_and_the_next_succeeds(app):
-    at = open_page(app, "pages/streams.py")
+    at = open_page(app, "app_pages/streams.py")
     _run_streams(at, shape="512x512", repeat=10000)
     jobs = ui.manager()
     poll_until(
@@ -90,10 +90,10 @@ def test_killed_worker_shows_a_failed_run_and_the_next_succeeds(app):
 
 
 def test_history_page_lists_opens_and_deletes(app):
-    at = open_page(app, "pages/streams.py")
+    at = open_page(app, "app_pages/streams.py")
     _run_streams(at)
     poll_until(at, lambda a: len(a.success) > 0)
-    at = open_page(at, "pages/history.py")
+    at = open_page(at, "app_pages/history.py")
     assert at.title[0].value == "History"
     assert any("streams 64x64" in option for option in at.selectbox[2].options)
     assert len(at.get("vega_lite_chart")) == 1
@@ -115,7 +115,7 @@ def test_history_redraws_a_stored_fusion_run(app):
     }
     stored |= {"env": {}, "error": None, "created_at": 1.0, "started_at": 1.0, "finished_at": 2.0}
     run_id = ui.manager().history.add(stored)
-    at = open_page(app, "pages/history.py")
+    at = open_page(app, "app_pages/history.py")
     assert at.selectbox[2].value == run_id
     assert at.success[0].value.startswith("fusion cuda:0 4096x4096 float32")
     assert len(at.get("vega_lite_chart")) == 6

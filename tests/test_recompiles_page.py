@@ -1,4 +1,4 @@
-"""AppTest for pages/recompiles.py: the sequence box and presets, a bad sequence refused, a run."""
+"""AppTest for app_pages/recompiles.py: the sequence box and presets, a bad sequence refused, a run."""
 
 import pytest
 from apphelpers import open_page, poll_until, widget
@@ -13,7 +13,7 @@ DEFAULT = EXPERIMENTS["recompiles"].options["shapes"].default
 
 
 def _open(at):
-    return open_page(at, "pages/recompiles.py")
+    return open_page(at, "app_pages/recompiles.py")
 
 
 def test_form_has_the_sequence_box_and_no_main_shape(app):

@@ -26,7 +26,7 @@ CONFIG = ROOT / ".streamlit" / "config.toml"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # every module that runs in the server or the worker
 SOURCES = sorted(
-    [*(ROOT / "runtime_lab").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
+    [*(ROOT / "runtime_lab").rglob("*.py"), *(ROOT / "app_pages").glob("*.py"), ROOT / "app.py"]
 )
 # calls that turn data into code or arbitrary objects, or hand it to a shell
 # (writing a pickle, as the allocator's snapshot export does, runs nothing; reading one can)

@@ -168,7 +168,7 @@ def test_app_reports_a_corrupt_database_and_keeps_working(data_dir):
         assert not at.exception
         warnings = [w.value for w in at.sidebar.warning]
         assert any("moved to history.sqlite3.corrupt-" in w for w in warnings), warnings
-        at.switch_page("pages/history.py")
+        at.switch_page("app_pages/history.py")
         at.run()
         assert not at.exception and any("No runs recorded yet" in i.value for i in at.info)
     finally:

@@ -20,7 +20,7 @@ from runtime_lab.spec import REPEAT_RANGE, WARMUP_RANGE
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-PAGES = {info.name: f"pages/{info.name}.py" for info in visible()}
+PAGES = {info.name: f"app_pages/{info.name}.py" for info in visible()}
 # pages with a Shape box (experiments with a shape sequence have none)
 SHAPED = [i.name for i in visible() if all(o.kind != "shapes" for o in i.options.values())]
 

@@ -64,7 +64,7 @@ def test_unknown_experiment_and_option():
     with pytest.raises(SpecError, match="allowed: fusion, streams"):
         build_spec("nope", "8")
     with pytest.raises(SpecError, match="not an option of streams"):
-        build_spec("streams", "8", options={"variant": "x"})
+        build_spec("streams", "8", options={"variants": "x"})
     with pytest.raises(SpecError, match="allowed: ok, sleep"):
         build_spec("selftest", "8", options={"behaviour": "explode"})
 

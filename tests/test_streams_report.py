@@ -136,7 +136,7 @@ def test_streams_page_on_cpu_explains_cuda_and_draws_no_timeline(app):
     deadline = time.monotonic() + 120
     while not ui.manager().env and time.monotonic() < deadline:
         time.sleep(0.2)  # the worker reports the environment once it has started
-    at = open_page(app, "pages/streams.py")
+    at = open_page(app, "app_pages/streams.py")
     assert any("CUDA-only" in m.value for m in at.info)
     labels = [w.label for w in at.multiselect] + [w.label for w in at.number_input]
     assert "variant" in labels and "trials" in labels and "delay_us" in labels
