@@ -2,53 +2,30 @@
 
 import contextlib
 import gzip
+import importlib
 import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 REPO = Path(__file__).resolve().parents[1]
 RUN_TIMEOUT_MS = 90_000
+sys.path.insert(0, str(REPO / "scripts"))
+serving = importlib.import_module("rss_benchmark")  # server health check and Chromium flags
+CHROMIUM, CHROMIUM_ARGS = serving.CHROMIUM, serving.CHROMIUM_ARGS
 
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is not installed", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.read().decode().strip() == "ok"
-    except OSError:
-        return False
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +36,7 @@ def data_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, data_dir):
     """The app served on a free port with its own data dir; yields the base URL."""
-    port = _free_port()
+    port = serving.free_port()
     env = {**os.environ, "RUNTIME_LAB_DATA_DIR": str(data_dir)}
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
     command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
@@ -72,7 +49,7 @@ def server(tmp_path_factory, data_dir):
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
-        while not _healthy(url):
+        while not serving.healthy(url):
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"server did not come up:\n{log.read_text()[-3000:]}")
             time.sleep(0.5)
