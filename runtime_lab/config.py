@@ -25,3 +25,28 @@ def job_timeout_s() -> float:
     except ValueError:
         return DEFAULT_JOB_TIMEOUT_S
     return value if value > 0 else DEFAULT_JOB_TIMEOUT_S
+
+
+# Run artefacts (Chrome traces, memory snapshots) are kept for downloads; the newest this many
+# per folder stay, so a long-lived lab's disk use is bounded (an older run's report simply
+# offers no trace download).
+ARTEFACT_FOLDERS = ("traces", "allocator")
+KEEP_ARTEFACTS = 300
+
+
+def prune_artefacts(root: Path, keep: int = KEEP_ARTEFACTS) -> int:
+    """Delete all but the newest `keep` files in each artefact folder; returns how many went."""
+    removed = 0
+    for name in ARTEFACT_FOLDERS:
+        folder = root / name
+        if not folder.is_dir():
+            continue
+        files = sorted(
+            (p for p in folder.iterdir() if p.is_file()),
+            key=lambda p: p.stat().st_mtime,
+            reverse=True,
+        )
+        for old in files[keep:]:
+            old.unlink(missing_ok=True)
+            removed += 1
+    return removed

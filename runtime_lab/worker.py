@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
@@ -120,9 +121,19 @@ def run_job(conn, job_id: str, spec_data: dict[str, Any]) -> bool:
         keep_going = not broken
     finally:
         outcome["memory_after"] = _release_memory()
+        _prune_artefacts()
     outcome["finished_at"], outcome["finished_mono"] = time.time(), time.monotonic()
     _send(conn, outcome)
     return keep_going
+
+
+def _prune_artefacts() -> None:
+    """Keep the data dir's traces and snapshots bounded; a full or read-only disk is no reason
+    to fail a job that already has its result."""
+    from runtime_lab import config
+
+    with contextlib.suppress(OSError):
+        config.prune_artefacts(config.data_dir())
 
 
 def _release_memory() -> dict[str, int]:

@@ -130,3 +130,25 @@ def test_worker_exits_when_the_server_goes_away(data_dir):
         time.sleep(0.2)
     os.kill(worker_pid, signal.SIGKILL)
     pytest.fail("worker outlived its server")
+
+
+def test_run_artefacts_are_pruned_to_the_newest(tmp_path):
+    import os
+
+    from runtime_lab import config
+
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    for i in range(7):
+        path = traces / f"{i}-streams.json"
+        path.write_text("{}")
+        os.utime(path, (1000 + i, 1000 + i))  # higher i: newer
+    (tmp_path / "history.sqlite3").write_text("not an artefact")
+    assert config.prune_artefacts(tmp_path, keep=3) == 4
+    assert sorted(p.name for p in traces.iterdir()) == [
+        "4-streams.json",
+        "5-streams.json",
+        "6-streams.json",
+    ]
+    assert (tmp_path / "history.sqlite3").exists()
+    assert config.prune_artefacts(tmp_path / "missing", keep=3) == 0
