@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import pandas as pd
 
-from runtime_lab.results import stats
+from runtime_lab.results import Timing, stats
 from runtime_lab.results_streams import StreamsResult, Timeline
 
 TIMELINE_COLUMNS = [
@@ -18,6 +21,7 @@ TIMELINE_COLUMNS = [
     "host_us",
     "stream_id",
 ]
+HARNESS_LABEL = "default stream x @ y"  # the harness's timing of the same matmul
 # the most rows one section's timeline contributes to a chart: a long section is thinned out
 MAX_TIMELINE_ROWS = 1500
 
@@ -176,25 +180,25 @@ def blocking_frame(result: StreamsResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def event_vs_harness(result: StreamsResult) -> pd.DataFrame:
-    """Event.elapsed_time samples next to the harness's samples of the same matmul (ms)."""
-    rows = [
-        {
-            "label": "Event.elapsed_time (side stream, back to back)",
-            "clock": "device",
-            "sample": i,
-            "time_ms": v,
-        }
-        for i, v in enumerate(result.event_ms)
-    ]
-    for t in result.timings:
-        if t.label == "default stream x @ y":
-            flush = "L2 flushed" if t.l2_flush else "no flush"
-            rows += [
-                {"label": f"lab harness ({flush})", "clock": "device", "sample": i, "time_ms": v}
-                for i, v in enumerate(t.device_ms)
-            ]
-    return pd.DataFrame(rows, columns=["label", "clock", "sample", "time_ms"])
+def event_timings(result: StreamsResult) -> tuple[Timing, ...]:
+    """The matmul timed by hand with Event.elapsed_time next to the harness's timing of it, as
+    Timings, so frames.timing_samples / timing_summary and charts.timing_chart draw both."""
+    harness = [t for t in result.timings if t.label == HARNESS_LABEL]
+    if not result.event_ms or not harness:
+        return ()
+    flush = "L2 flushed" if harness[0].l2_flush else "no flush"
+    by_hand = Timing(
+        label="Event.elapsed_time (side stream, back to back)",
+        clock="cuda-events",
+        device_ms=result.event_ms,
+        host_ms=(),
+        first_call_ms=math.nan,  # the hand loop has no separate first call
+        warmup=0,
+        repeat=len(result.event_ms),
+        l2_flush=False,
+    )
+    lab = dataclasses.replace(harness[0], label=f"lab harness ({flush})", host_ms=())
+    return by_hand, lab
 
 
 def lane_map_frame(result: StreamsResult) -> pd.DataFrame:
@@ -206,25 +210,4 @@ def lane_map_frame(result: StreamsResult) -> pd.DataFrame:
         {"lab lane": lane, "profiler stream id": sid, "seen in": ", ".join(names)}
         for (lane, sid), names in sorted(pairs.items())
     ]
-    return pd.DataFrame(rows)
-
-
-def samples_summary(samples: pd.DataFrame) -> pd.DataFrame:
-    """Per label: the columns charts.timing_chart reads (median, quartiles, IQR, count)."""
-    rows = []
-    for (label, clock), group in samples.groupby(["label", "clock"], sort=False):
-        s = stats(group["time_ms"].tolist())
-        rows.append(
-            {
-                "label": label,
-                "clock": clock,
-                "median_ms": s.median,
-                "q1_ms": s.q1,
-                "q3_ms": s.q3,
-                "iqr_ms": s.iqr,
-                "count": s.count,
-                "noisy": s.noisy,
-                "first_call_ms": None,
-            }
-        )
     return pd.DataFrame(rows)

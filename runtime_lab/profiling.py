@@ -23,7 +23,7 @@ def profile_calls(
     """Profile `calls` warm calls of fn, save the Chrome trace, and aggregate per kernel name."""
     cuda = device.type == "cuda"
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
-    _warm_profiler(activities, fn)
+    warm_profiler(activities, fn)
     with profile(activities=activities) as prof:
         for _ in range(calls):
             fn()
@@ -39,7 +39,7 @@ def profile_calls(
 _WARMED: set[tuple] = set()
 
 
-def _warm_profiler(activities: list, fn: Callable[[], object]) -> None:
+def warm_profiler(activities: list, fn: Callable[[], object]) -> None:
     """The profiler's first session in a process inflates the ops it records (~10x seen on CPU):
     spend it on a throwaway call."""
     key = tuple(str(a) for a in activities)

@@ -117,7 +117,7 @@ def _host_metrics(result: StreamsResult) -> list[Metric]:
 
 
 def _harness(result: StreamsResult):
-    found = [t for t in result.timings if t.label == "default stream x @ y"]
+    found = [t for t in result.timings if t.label == fs.HARNESS_LABEL]
     return stats(found[0].device_ms) if found else None
 
 
@@ -164,12 +164,12 @@ def _charts(result: StreamsResult) -> list[tuple[str, alt.TopLevelMixin]]:
                 charts.timing_chart(samples, frames.timing_summary(result.timings)),
             )
         )
-    event = fs.event_vs_harness(result)
-    if result.event_ms and not event.empty:
+    event = fs.event_timings(result)
+    if event:
         found.append(
             (
                 "Event timing by hand vs the lab harness (same matmul)",
-                charts.timing_chart(event, fs.samples_summary(event)),
+                charts.timing_chart(frames.timing_samples(event), frames.timing_summary(event)),
             )
         )
     return found

@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 import gzip
 import json
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -203,13 +202,6 @@ def overlap_pct(kernels: tuple[KernelSpan, ...], lane_a: str, lane_b: str) -> fl
     both = sum(_length(_intersect(a, b)))
     either = sum(_length(a)) + sum(_length(b)) - both
     return 100.0 * both / either if either > 0 else 0.0
-
-
-def lane_busy_us(kernels: tuple[KernelSpan, ...]) -> dict[str, float]:
-    by_lane: dict[str, float] = defaultdict(float)
-    for lane in {k.lane for k in kernels}:
-        by_lane[lane] = sum(_length(_union(kernels, lane)))
-    return dict(by_lane)
 
 
 def _union(kernels, lane: str) -> list[tuple[float, float]]:

@@ -23,7 +23,7 @@ from runtime_lab.experiments.stream_variants import (
     cycles_per_ms,
     run_trials,
 )
-from runtime_lab.profiling import _warm_profiler
+from runtime_lab.profiling import warm_profiler
 from runtime_lab.results_streams import OverlapCase
 from runtime_lab.spec import RunSpec
 
@@ -110,7 +110,7 @@ def _overlap_cases(spec, ctx, cpm, generator) -> list[tuple[OverlapCase, Overlap
 def _profile(work: Workload, names, cases, trace) -> None:
     """One trial of each variant, each overlap arrangement and a host-blocking round, tagged
     with lab:section ranges, in one profiler session (warmed first: its first session is slow)."""
-    _warm_profiler(ACTIVITIES, lambda: torch.cuda.synchronize())
+    warm_profiler(ACTIVITIES, lambda: torch.cuda.synchronize())
     with profile(activities=ACTIVITIES) as prof:
         for name in names:
             torch.cuda.synchronize()
