@@ -2,7 +2,9 @@
 
 Usage: python scripts/capture_gpu_fixtures.py OUT_DIR
 Writes streams-*.json (Chrome traces tagged with record_function("lab:stream:<lane>")),
-alloc-snapshot.pickle (torch.cuda.memory._snapshot) and probe figures on stdout.
+alloc-snapshot.pickle (torch.cuda.memory._snapshot) and probe figures on stdout. The tests keep
+the snapshot as JSON (tests/fixtures/h200/alloc-snapshot.json.gz, read by tests/h200data.py),
+not as a tracked pickle.
 """
 
 from __future__ import annotations

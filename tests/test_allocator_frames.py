@@ -1,10 +1,9 @@
 """Allocator frames, charts, report and CLI summary from a hand-made CUDA-like result."""
 
 import json
-import shutil
 from dataclasses import replace
-from pathlib import Path
 
+import h200data
 import pytest
 
 from runtime_lab import charts_allocator as ca
@@ -25,7 +24,6 @@ from runtime_lab.results_allocator import (
 )
 
 MIB = 2**20
-FIXTURE = Path(__file__).parent / "fixtures" / "h200" / "alloc-snapshot.pickle"
 # (label, allocated after compute, reserved, peak) at each step, as on the H200 in MiB
 STEPS = [("1024x1024", 12, 20, 20), ("4096x4096", 192, 340, 320), ("2048x2048", 48, 340, 80)]
 
@@ -165,7 +163,7 @@ def test_charts_render_and_carry_their_explanations():
 
 def test_report_metrics_warnings_and_downloads(tmp_path):
     copy = tmp_path / "snap.pickle"
-    shutil.copy(FIXTURE, copy)
+    recorded = h200data.snapshot_pickle(copy)
     rep = report.build(_run(_result(str(copy))))
     assert rep.headline == (
         "allocator cuda:0 float32: sequence peak 320.0 MiB, reserved 340.0 MiB after del → "
@@ -193,12 +191,12 @@ def test_report_metrics_warnings_and_downloads(tmp_path):
         "allocator-steps.csv",
         "snapshot-sequence.pickle",
     ]
-    assert rep.downloads[-1][2] == FIXTURE.read_bytes()
+    assert rep.downloads[-1][2] == recorded
 
 
 def test_the_snapshot_before_empty_cache_downloads_first_and_says_so(tmp_path):
     end, held = tmp_path / "end.pickle", tmp_path / "held.pickle"
-    shutil.copy(FIXTURE, end)
+    h200data.snapshot_pickle(end)
     held.write_bytes(b"segments")
     result = _result(str(end))
     snap = replace(result.snapshots[0], segments_file=str(held))

@@ -1,24 +1,22 @@
-"""The snapshot integrator on a real H200 snapshot (tests/fixtures/h200/alloc-snapshot.pickle).
+"""The snapshot integrator on a real H200 snapshot (tests/fixtures/h200/alloc-snapshot.json.gz).
 
 Recorded by scripts/capture_gpu_fixtures.py: silu(x + y) * (x - y) at 1024², 4096², 2048² and
 1024² fp32 with del after each, then empty_cache(); 96 MiB of an earlier test stayed live.
 """
 
 import pickle
-from pathlib import Path
 
+import h200data
 import pytest
 
 from runtime_lab import memtrace
 
 MIB = 2**20
-FIXTURE = Path(__file__).parent / "fixtures" / "h200" / "alloc-snapshot.pickle"
 
 
 @pytest.fixture(scope="module")
 def snapshot():
-    with FIXTURE.open("rb") as fh:
-        return pickle.load(fh)
+    return h200data.snapshot()
 
 
 @pytest.fixture(scope="module")
