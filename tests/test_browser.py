@@ -1,15 +1,11 @@
 """End-to-end: a real Streamlit server driven by headless Chromium through Playwright."""
 
-import contextlib
 import gzip
 import importlib
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -36,33 +32,12 @@ def data_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, data_dir):
     """The app served on a free port with its own data dir; yields the base URL."""
-    port = serving.free_port()
-    env = {**os.environ, "RUNTIME_LAB_DATA_DIR": str(data_dir)}
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-    command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
     log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    with open(log, "wb") as out:
-        # Own session, so teardown can kill the server and its worker as one process group.
-        proc = subprocess.Popen(
-            command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
+    proc, url = serving.start_server(str(data_dir), log)
     try:
-        deadline = time.monotonic() + 60
-        while not serving.healthy(url):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"server did not come up:\n{log.read_text()[-3000:]}")
-            time.sleep(0.5)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)  # anything left in the group, e.g. the worker
+        serving.stop_server(proc)  # the server and its worker, as one process group
 
 
 @pytest.fixture(scope="module")
