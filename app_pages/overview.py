@@ -3,7 +3,7 @@
 import streamlit as st
 
 from runtime_lab import ui
-from runtime_lab.catalog import visible
+from runtime_lab.registry import visible
 
 st.title("Runtime Lab")
 st.markdown(

@@ -76,17 +76,3 @@ def timing_chart(samples: pd.DataFrame, summary: pd.DataFrame) -> alt.LayerChart
         )
     )
     return alt.layer(ticks, iqr, median).properties(height=alt.Step(28))
-
-
-def steps_chart(steps: pd.DataFrame) -> alt.LayerChart:
-    """The happens-before chain: one lane per stream, steps left to right in issue order."""
-    base = alt.Chart(steps).encode(
-        x=alt.X("order:O", title="issue order", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("lane:N", title="stream", sort=["default", "side"]),
-    )
-    points = base.mark_circle(size=260).encode(
-        color=alt.Color("lane:N", legend=None),
-        tooltip=[alt.Tooltip("order:O"), alt.Tooltip("lane:N"), alt.Tooltip("action:N")],
-    )
-    labels = base.mark_text(dy=-18, fontSize=11).encode(text="action:N")
-    return alt.layer(points, labels).properties(height=160)

@@ -7,9 +7,10 @@ import json
 import sys
 import time
 
-from runtime_lab import __version__, report
-from runtime_lab.catalog import EXPERIMENTS
-from runtime_lab.spec import DTYPES, SpecError, build_spec
+from runtime_lab import __version__, registry
+from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.shapes import DTYPES
+from runtime_lab.spec import SpecError, build_spec
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -112,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"runtime_lab: refused: {job.error}", file=sys.stderr)
         return EXIT_USAGE
     document = job.as_run()
-    figures = report.summary(document)
+    figures = registry.summary(document)
     if figures is not None:
         document["summary"] = figures
     if args.json:
@@ -122,7 +123,7 @@ def _run(args: argparse.Namespace) -> int:
         else:
             with open(args.json, "w", encoding="utf-8") as fh:
                 fh.write(text + "\n")
-    rep = report.build(document)
+    rep = registry.build_report(document)
     print(rep.headline + (f" (run #{job.run_id})" if job.run_id else ""))
     for metric in rep.metrics:
         print(f"  {metric.label}: {metric.value}")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 DATA_DIR_ENV = "RUNTIME_LAB_DATA_DIR"
 JOB_TIMEOUT_ENV = "RUNTIME_LAB_JOB_TIMEOUT_S"
 DEFAULT_JOB_TIMEOUT_S = 600.0
+CEILING_FILE = "copy-ceiling.json"  # written by the worker, one entry per device and torch
 
 
 def data_dir(override: str | os.PathLike | None = None) -> Path:
@@ -50,3 +52,12 @@ def prune_artefacts(root: Path, keep: int = KEEP_ARTEFACTS) -> int:
             old.unlink(missing_ok=True)
             removed += 1
     return removed
+
+
+def load_ceilings(data_dir: Path) -> dict[str, float]:
+    """Measured copy ceilings (GB/s) by 'device | torch', for the sidebar; {} if none yet."""
+    try:
+        data = json.loads((Path(data_dir) / CEILING_FILE).read_text())
+        return {key: float(entry["gbps"]) for key, entry in data.items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}

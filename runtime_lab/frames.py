@@ -73,15 +73,6 @@ def timing_summary(timings: Iterable[Timing]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def steps_frame(steps: Iterable[str]) -> pd.DataFrame:
-    """'lane: action' strings → order, lane, action (the happens-before chain drawn as lanes)."""
-    rows = []
-    for order, step in enumerate(steps, start=1):
-        lane, _, action = step.partition(": ")
-        rows.append({"order": order, "lane": lane, "action": action or lane})
-    return pd.DataFrame(rows, columns=["order", "lane", "action"])
-
-
 def _fmt_bytes(value: Any) -> str | None:
     return f"{value / GIB:.1f} GiB" if isinstance(value, (int, float)) else None
 

@@ -70,31 +70,36 @@ class Timing:
 
 
 @dataclass(frozen=True)
-class SelftestResult:
-    behaviour: str
-    slept_s: float
-    pid: int
+class KernelRow:
+    """One kernel (CUDA) or op (CPU) name, aggregated over the profiled warm calls."""
+
+    name: str
+    calls_per_run: float  # launches per call of the workload
+    total_us: float  # device (CUDA) or self CPU time per call of the workload
+    mean_us: float  # per launch
+    stream: int | None = None
+    grid: str | None = None
+    block: str | None = None
+    registers: int | None = None
 
 
-def result_type(experiment: str) -> type | None:
-    """The result class of an experiment (imported lazily: result modules import this one)."""
-    if experiment == "fusion":
-        from runtime_lab.results_fusion import FusionResult
+@dataclass(frozen=True)
+class CompileLatency:
+    """One way of paying for compilation; phase times from get_compilation_metrics()."""
 
-        return FusionResult
-    if experiment == "recompiles":
-        from runtime_lab.results_recompiles import RecompilesResult
-
-        return RecompilesResult
-    if experiment == "allocator":
-        from runtime_lab.results_allocator import AllocatorResult
-
-        return AllocatorResult
-    if experiment == "streams":
-        from runtime_lab.results_streams import StreamsResult
-
-        return StreamsResult
-    return {"selftest": SelftestResult}.get(experiment)
+    scenario: str  # cold | warm-cache | warm-process | fresh-process
+    first_call_s: float
+    dynamo_s: float | None = None
+    aot_s: float | None = None
+    inductor_s: float | None = None
+    codegen_s: float | None = None
+    triton_s: float | None = None
+    fx_cache_hits: int = 0
+    fx_cache_misses: int = 0
+    aot_cache_hits: int = 0
+    aot_cache_misses: int = 0
+    compiles: int = 0
+    detail: str = ""
 
 
 def to_plain(result: Any) -> dict[str, Any]:
@@ -123,11 +128,3 @@ def _build(tp: Any, value: Any) -> Any:
         real = [a for a in args if a is not type(None)]
         return _build(real[0], value) if len(real) == 1 else value
     return value
-
-
-def result_from_record(experiment: str, data: dict[str, Any] | None) -> Any:
-    """The typed result of a stored run, or None if the run has none."""
-    cls = result_type(experiment)
-    if cls is None or not data:
-        return None
-    return from_plain(cls, data)

@@ -9,20 +9,19 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from runtime_lab.catalog import EXPERIMENTS, OptionSpec
+from runtime_lab.options import OptionSpec
+from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.shapes import (
+    DTYPES,
+    NON_ASCII_DIGITS,
+    canonical,
+    parse_shape,
+)
 
-DTYPES = ("float32", "bfloat16", "float16")
-DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
-MAX_DIMS = 4
-MAX_DIM = 2**31 - 1
-MAX_ELEMENTS = 2**34  # 64 GiB of fp32: beyond any single tensor a lab run needs
-MAX_TEXT = 200
 WARMUP_RANGE = (0, 1000)
 REPEAT_RANGE = (1, 10000)
-SHAPE_HELP = "1 to 4 positive integers, e.g. 4096x4096, 4096,4096 or 4096 4096"
 DEVICE_HELP = "auto, cpu, cuda or cuda:N (N a GPU index)"
 _DEVICE_RE = re.compile(r"^(auto|cpu|cuda|cuda:([0-9]{1,2}))$")  # ASCII digits only
-NON_ASCII_DIGITS = "uses digits other than 0-9 (type the number with ASCII digits)"
 
 
 class SpecError(ValueError):
@@ -79,41 +78,6 @@ class RunSpec:
         """A stable digest: identical specs share it, so a queued twin is joined, not re-run."""
         text = json.dumps(self.to_dict(), sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def parse_shape(text: Any) -> tuple[int, ...]:
-    """Parse '4096x4096', '4096,4096', '4096 4096' (or a sequence of ints) into a shape tuple."""
-    if isinstance(text, (list, tuple)):
-        parts = [str(p) for p in text]
-    else:
-        raw = str(text if text is not None else "").strip()
-        if not raw:
-            raise ValueError(f"is empty; expected {SHAPE_HELP}")
-        if len(raw) > MAX_TEXT:
-            raise ValueError(f"is {len(raw)} characters long; expected {SHAPE_HELP}")
-        parts = [p for p in re.split(r"\s*[x×X,]\s*|\s+", raw)]
-    if not parts or len(parts) > MAX_DIMS:
-        raise ValueError(f"has {len(parts)} dimensions; expected {SHAPE_HELP}")
-    dims = []
-    for part in parts:
-        shown = part if len(part) <= 20 else part[:20] + "…"
-        if part.strip().isdigit() and not part.strip().isascii():
-            raise ValueError(f"dimension {shown!r} {NON_ASCII_DIGITS}; expected {SHAPE_HELP}")
-        if not re.fullmatch(r"[+]?[0-9]+", part.strip()):
-            raise ValueError(
-                f"dimension {shown!r} is not a positive integer; expected {SHAPE_HELP}"
-            )
-        dims.append(int(part) if len(part.strip()) <= 30 else MAX_DIM + 1)
-    if any(d <= 0 for d in dims):
-        raise ValueError(f"has a dimension ≤ 0 ({dims}); expected {SHAPE_HELP}")
-    if any(d > MAX_DIM for d in dims):
-        raise ValueError(f"has a dimension above {MAX_DIM}; expected {SHAPE_HELP}")
-    if math.prod(dims) > MAX_ELEMENTS:
-        raise ValueError(
-            f"has {math.prod(dims):.3g} elements, above the lab's limit; allowed: at most "
-            f"{MAX_ELEMENTS:.3g} elements (2^34) in total, as {SHAPE_HELP}"
-        )
-    return tuple(dims)
 
 
 def _int_in(name: str, value: Any, lo: int, hi: int, problems: dict[str, str]) -> int:
@@ -181,8 +145,6 @@ def _sizes(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) ->
 
 def _shapes(name: str, value: Any, problems: dict[str, str]) -> str:
     """A shape sequence, canonical: presets expanded, one entry per call, comma-joined."""
-    from runtime_lab.shapeseq import canonical  # it imports this module
-
     try:
         return canonical(value)
     except ValueError as exc:

@@ -1,4 +1,4 @@
-"""The lab's one Streamlit helper module: sidebar, spec form, job polling, drawing a report."""
+"""The lab's one Streamlit helper module: navigation, pages, sidebar, form, polling, reports."""
 
 from __future__ import annotations
 
@@ -6,14 +6,12 @@ from typing import Any
 
 import streamlit as st
 
-from runtime_lab import frames, report
-from runtime_lab.catalog import EXPERIMENTS
-from runtime_lab.fusion_summary import load_ceilings
+from runtime_lab import config, frames, registry
 from runtime_lab.history import HistoryError
 from runtime_lab.jobs import JobManager
-from runtime_lab.shapeseq import PRESETS, preset
+from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.shapes import DTYPES, PRESETS, preset
 from runtime_lab.spec import (
-    DTYPES,
     REPEAT_RANGE,
     WARMUP_RANGE,
     SpecError,
@@ -36,6 +34,29 @@ STATE_ICONS = {
 def manager() -> JobManager:
     """One job manager (and so one worker process) per server, shared by every session."""
     return JobManager()
+
+
+def navigation() -> Any:
+    """Every visible experiment's page (title and icon from its info), overview first."""
+    lab = [st.Page("app_pages/overview.py", title="Overview", icon="🧪", default=True)]
+    lab += [
+        st.Page(f"app_pages/{info.name}.py", title=info.title, icon=info.icon)
+        for info in registry.visible()
+    ]
+    records = [st.Page("app_pages/history.py", title="History", icon="🗂️")]
+    return st.navigation({"Lab": lab, "Records": records})
+
+
+def experiment_page(experiment: str) -> None:
+    """An experiment's page: title and intro from its info, the form, the run panel."""
+    info = EXPERIMENTS[experiment]
+    st.title(info.title)
+    st.markdown(info.intro)
+    jobs = manager()
+    if info.cpu_note and jobs.env and not jobs.env.get("gpus"):
+        st.info(info.cpu_note)
+    spec = spec_form(experiment, jobs.env)
+    run_panel(jobs, experiment, spec)
 
 
 def sidebar(jobs: JobManager) -> None:
@@ -62,7 +83,7 @@ def sidebar(jobs: JobManager) -> None:
             st.error(status["worker_error"])
         if jobs.history_notice:
             st.warning(jobs.history_notice)
-        for key, gbps in load_ceilings(jobs.data_dir).items():
+        for key, gbps in config.load_ceilings(jobs.data_dir).items():
             st.caption(f"Copy ceiling, {key}: {gbps:,.0f} GB/s (measured once, cached)")
         if env:
             with st.expander("Environment"):
@@ -239,7 +260,7 @@ def _poll(jobs: JobManager, job_id: str) -> None:
 
 def draw(run: dict[str, Any]) -> None:
     """Draw a run's report: headline, metrics, charts, tables, code, provenance, downloads."""
-    rep = report.build(run)
+    rep = registry.build_report(run)
     saved = f" · run #{run['id']}" if run.get("id") else ""
     if run["status"] == "done":
         (st.success if rep.ok else st.error)(rep.headline + saved)

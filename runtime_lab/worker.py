@@ -91,7 +91,8 @@ def _describe(exc: BaseException) -> tuple[str, bool]:
 
 def run_job(conn, job_id: str, spec_data: dict[str, Any]) -> bool:
     """Run one job and send its outcome; returns False when the worker must restart."""
-    from runtime_lab.experiments import base
+    from runtime_lab import registry
+    from runtime_lab.lab import base
     from runtime_lab.results import to_plain
     from runtime_lab.spec import RunSpec, SpecError
 
@@ -108,7 +109,7 @@ def run_job(conn, job_id: str, spec_data: dict[str, Any]) -> bool:
     try:
         spec = RunSpec.from_dict(spec_data)
         device = base.resolve_device(spec)
-        module = base.load(spec.experiment)
+        module = registry.run_module(spec.experiment)
         base.check_fits(module.estimate_bytes(spec), device)
         outcome["device"] = str(device)
         result = module.run(spec, base.Context(device=device, progress=_Progress(conn, job_id)))

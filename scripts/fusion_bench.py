@@ -12,10 +12,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import torch
 
-from runtime_lab.catalog import FUSION_MODES
-from runtime_lab.experiments import fusion
-from runtime_lab.experiments.base import Context
-from runtime_lab.fusion_summary import key_figures, mode_figures
+from runtime_lab.fusion import run as fusion
+from runtime_lab.fusion.figures import key_figures, mode_figures
+from runtime_lab.fusion.info import FUSION_MODES
+from runtime_lab.lab.base import Context
 from runtime_lab.spec import build_spec
 
 ALL_MODES = ",".join(FUSION_MODES)

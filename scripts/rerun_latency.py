@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runtime_lab import report
+from runtime_lab import registry
 from runtime_lab.jobs import JobManager
 from runtime_lab.spec import build_spec
 
@@ -30,7 +30,7 @@ def main() -> None:
             start = time.perf_counter()
             job = jobs.wait(jobs.submit(spec), 600)
             done = time.perf_counter()
-            report.build(job.as_run())
+            registry.build_report(job.as_run())
             built = time.perf_counter()
             print(
                 f"{attempt:<18} state={job.state} submit→result {done - start:6.3f} s  report {built - done:6.3f} s  total {built - start:6.3f} s"

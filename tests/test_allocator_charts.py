@@ -7,10 +7,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from runtime_lab import charts_allocator as ca
-from runtime_lab import frames_allocator as fa
-from runtime_lab import report
-from runtime_lab.results import result_from_record
+from runtime_lab import registry
+from runtime_lab.allocator import charts as ca
+from runtime_lab.allocator import frames as fa
+from runtime_lab.registry import result_from_record
 
 MIB = 2**20
 RUN = Path(__file__).parent / "fixtures" / "h200" / "allocator-run.json.gz"
@@ -132,7 +132,7 @@ def test_peaks_are_each_scenarios_own(result):
 
 
 def test_every_chart_of_the_report_keeps_its_height(run):
-    charts = dict(report.build(run).charts)
+    charts = dict(registry.build_report(run).charts)
     assert list(charts) == [
         "Over time",
         "Per step: sequence",

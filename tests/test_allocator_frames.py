@@ -6,11 +6,10 @@ from dataclasses import replace
 import h200data
 import pytest
 
-from runtime_lab import charts_allocator as ca
-from runtime_lab import frames_allocator as fa
-from runtime_lab import report
-from runtime_lab.results import to_plain
-from runtime_lab.results_allocator import (
+from runtime_lab import registry
+from runtime_lab.allocator import charts as ca
+from runtime_lab.allocator import frames as fa
+from runtime_lab.allocator.result import (
     AllocatorResult,
     CompareResult,
     EmptyCacheResult,
@@ -22,6 +21,7 @@ from runtime_lab.results_allocator import (
     StreamBytes,
     TracePoint,
 )
+from runtime_lab.results import to_plain
 
 MIB = 2**20
 # (label, allocated after compute, reserved, peak) at each step, as on the H200 in MiB
@@ -164,7 +164,7 @@ def test_charts_render_and_carry_their_explanations():
 def test_report_metrics_warnings_and_downloads(tmp_path):
     copy = tmp_path / "snap.pickle"
     recorded = h200data.snapshot_pickle(copy)
-    rep = report.build(_run(_result(str(copy))))
+    rep = registry.build_report(_run(_result(str(copy))))
     assert rep.headline == (
         "allocator cuda:0 float32: sequence peak 320.0 MiB, reserved 340.0 MiB after del → "
         "0.0 MiB after empty_cache"
@@ -201,8 +201,8 @@ def test_the_snapshot_before_empty_cache_downloads_first_and_says_so(tmp_path):
     result = _result(str(end))
     snap = replace(result.snapshots[0], segments_file=str(held))
     run = _run(replace(result, snapshots=(snap,)))
-    rep = report.build(run)
-    assert report.summary(run)["snapshots_before_empty_cache"] == [str(held)]
+    rep = registry.build_report(run)
+    assert registry.summary(run)["snapshots_before_empty_cache"] == [str(held)]
     snaps = [d for d in rep.downloads if d[1].startswith("snapshot-")]
     assert [(label, name) for label, name, _, _ in snaps] == [
         (
@@ -215,7 +215,7 @@ def test_the_snapshot_before_empty_cache_downloads_first_and_says_so(tmp_path):
 
 
 def test_cli_summary_keys():
-    figures = report.summary(_run(_result()))
+    figures = registry.summary(_run(_result()))
     assert figures["allocated_bytes"] == {"sequence": 0}
     assert figures["reserved_bytes"] == {"sequence": 340 * MIB}
     assert figures["peak_bytes"] == {"sequence": 320 * MIB}

@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 from test_allocator_frames import _result, _run
 
 from runtime_lab import ui
-from runtime_lab.catalog import EXPERIMENTS
+from runtime_lab.registry import EXPERIMENTS
 
 OPTIONS = EXPERIMENTS["allocator"].options
 

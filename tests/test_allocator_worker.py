@@ -9,8 +9,9 @@ import pytest
 from test_allocator_charts import _walk
 
 from runtime_lab.jobs import JobManager
-from runtime_lab.report import build, summary
-from runtime_lab.results import result_from_record
+from runtime_lab.registry import result_from_record
+from runtime_lab.registry import build_report as build
+from runtime_lab.registry import summary
 from runtime_lab.spec import build_spec
 
 pytestmark = pytest.mark.slow

@@ -2,16 +2,17 @@
 
 import pytest
 
-from runtime_lab import charts_fusion, report
-from runtime_lab import frames_fusion as ff
-from runtime_lab.results import Timing, to_plain
-from runtime_lab.results_fusion import (
+from runtime_lab import registry
+from runtime_lab.fusion import charts as charts_fusion
+from runtime_lab.fusion import frames as ff
+from runtime_lab.fusion.result import (
     CompileLatency,
     FusionResult,
     KernelRow,
     ModeResult,
     SweepPoint,
 )
+from runtime_lab.results import Timing, to_plain
 
 N = 4096 * 4096
 EAGER_BYTES = 11 * 4 * N
@@ -245,7 +246,7 @@ def test_roofline_and_sweep_chart_specs():
 def test_report(tmp_path):
     trace = tmp_path / "eager.json"
     trace.write_text('{"traceEvents": []}')
-    rep = report.build(_run(_result(trace_file=str(trace))))
+    rep = registry.build_report(_run(_result(trace_file=str(trace))))
     assert (
         rep.headline == "fusion cuda:0 4096x4096 float32: inductor 1 kernel vs eager 4, 3.0× faster"
     )
@@ -268,7 +269,9 @@ def test_report(tmp_path):
 
 
 def test_report_flags_a_mode_outside_tolerance_and_a_skipped_sweep_size():
-    rep = report.build(_run(_result(reduce_overhead_tolerance=False), sweep="256,4096,16384"))
+    rep = registry.build_report(
+        _run(_result(reduce_overhead_tolerance=False), sweep="256,4096,16384")
+    )
     assert not rep.ok
     assert "inductor-reduce-overhead: output outside tolerance: not timed" in rep.notes
     assert any("skipped" in n and "16384" in n for n in rep.notes)

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 from test_fusion_frames import _result, _run
 
 from runtime_lab import ui
-from runtime_lab.catalog import EXPERIMENTS
+from runtime_lab.registry import EXPERIMENTS
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from runtime_lab.jobs import JobManager
-from runtime_lab.report import summary
-from runtime_lab.results import result_from_record
+from runtime_lab.registry import result_from_record
+from runtime_lab.registry import summary
 from runtime_lab.spec import build_spec
 
 pytestmark = pytest.mark.slow
@@ -95,7 +95,7 @@ def test_summary_keys_and_sweep(fusion_run):
 def test_tolerance_accepts_a_more_accurate_low_precision_result():
     import torch
 
-    from runtime_lab.experiments.fusion import _compare
+    from runtime_lab.fusion.run import _compare
 
     spec = build_spec("fusion", "8", dtype="bfloat16", device="cpu")
     ref64 = torch.tensor([1e-3, 1.0, 17.0], dtype=torch.float64)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from runtime_lab import streamtrace
-from runtime_lab.catalog import STREAM_VARIANTS
 from runtime_lab.jobs import JobManager
 from runtime_lab.spec import build_spec
+from runtime_lab.streams import trace as streamtrace
+from runtime_lab.streams.info import STREAM_VARIANTS
 
 pytestmark = pytest.mark.gpu
 ROOT = Path(__file__).resolve().parent.parent

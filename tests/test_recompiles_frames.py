@@ -2,11 +2,11 @@
 
 from dataclasses import replace
 
-from runtime_lab import charts_recompiles as cr
-from runtime_lab import frames_recompiles as fr
-from runtime_lab import report
+from runtime_lab import registry
+from runtime_lab.recompiles import charts as cr
+from runtime_lab.recompiles import frames as fr
+from runtime_lab.recompiles.result import CallRecord, GraphBreakResult, ModeRun, RecompilesResult
 from runtime_lab.results import to_plain
-from runtime_lab.results_recompiles import CallRecord, GraphBreakResult, ModeRun, RecompilesResult
 
 SIZES = (512, 1024, 2048, 3000, 4096, 512)
 REASON = "0/0: tensor 'x' size mismatch at index 0. expected 512, actual 1024"
@@ -206,7 +206,7 @@ def test_charts_render_to_vega_lite():
 
 
 def test_report_shows_the_limit_as_a_warning_and_offers_downloads():
-    rep = report.build(_run(_result()))
+    rep = registry.build_report(_run(_result()))
     assert rep.headline.startswith("recompiles cuda:0 inductor, 6 calls: dynamic=False 5 graphs")
     assert rep.ok  # hitting the limit is a state of the run, not a failure of it
     assert rep.warnings == ("dynamic=True: " + _limited().limit_state,)
@@ -222,7 +222,7 @@ def test_report_shows_the_limit_as_a_warning_and_offers_downloads():
 
 
 def test_summary_keys():
-    figures = report.summary(_run(_result()))
+    figures = registry.summary(_run(_result()))
     assert figures["unique_graphs"] == {
         "bucketed": 4,
         "dynamic=False": 5,

@@ -6,8 +6,8 @@ from streamlit.testing.v1 import AppTest
 from test_recompiles_frames import _result, _run
 
 from runtime_lab import ui
-from runtime_lab.catalog import EXPERIMENTS
-from runtime_lab.shapeseq import preset
+from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.shapes import preset
 
 DEFAULT = EXPERIMENTS["recompiles"].options["shapes"].default
 

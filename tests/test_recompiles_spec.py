@@ -2,9 +2,9 @@
 
 import pytest
 
-from runtime_lab.catalog import EXPERIMENTS
 from runtime_lab.cli import build_parser
-from runtime_lab.shapeseq import (
+from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.shapes import (
     MAX_ENTRIES,
     PRESETS,
     bucket,

@@ -14,8 +14,8 @@ from apphelpers import poll_until, widget
 from streamlit.testing.v1 import AppTest
 
 from runtime_lab import cli
-from runtime_lab.catalog import EXPERIMENTS, visible
 from runtime_lab.history import History
+from runtime_lab.registry import EXPERIMENTS, visible
 from runtime_lab.spec import REPEAT_RANGE, WARMUP_RANGE
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -2,9 +2,11 @@
 
 import pytest
 
-from runtime_lab import charts, frames, report
+from runtime_lab import charts, fmt, frames, registry
 from runtime_lab.results import Timing, from_plain, stats, to_plain
-from runtime_lab.results_streams import StreamsResult
+from runtime_lab.streams import charts as streams_charts
+from runtime_lab.streams import frames as streams_frames
+from runtime_lab.streams.result import StreamsResult
 
 
 def _timing(label="t", device=(1.0, 2.0, 3.0, 4.0, 100.0), host=(0.01, 0.02, 0.03, 0.02, 0.02)):
@@ -59,7 +61,7 @@ def test_frames_are_long_form():
     summary = frames.timing_summary(result.timings)
     row = summary[(summary.label == "side") & (summary.clock == "device")].iloc[0]
     assert row.median_ms == 3.0 and row.first_call_ms == 500.0 and bool(row.noisy)
-    steps = frames.steps_frame(result.steps)
+    steps = streams_frames.steps_frame(result.steps)
     assert list(steps.lane) == ["default", "side"] and list(steps.order) == [1, 2]
 
 
@@ -76,7 +78,7 @@ def test_timing_chart_spec():
 
 
 def test_steps_chart_spec():
-    spec = charts.steps_chart(frames.steps_frame(_result().steps)).to_dict()
+    spec = streams_charts.steps_chart(streams_frames.steps_frame(_result().steps)).to_dict()
     assert spec["layer"][0]["encoding"]["y"]["field"] == "lane"
     assert spec["layer"][1]["mark"]["type"] == "text"
 
@@ -87,11 +89,13 @@ def test_report_for_done_and_failed_runs():
         "spec": {"experiment": "streams", "dtype": "float32"},
         "result": to_plain(_result()),
     }
-    rep = report.build(run)
+    rep = registry.build_report(run)
     assert rep.ok and "max_abs_diff 0.000e+00" in rep.headline
     assert [m.value for m in rep.metrics][:2] == ["0.000e+00", "pass"]
     assert len(rep.charts) == 2 and rep.downloads[0][1].endswith(".json")
-    failed = report.build({"status": "failed", "spec": {"experiment": "streams"}, "error": "boom"})
+    failed = registry.build_report(
+        {"status": "failed", "spec": {"experiment": "streams"}, "error": "boom"}
+    )
     assert not failed.ok and failed.notes == ("boom",)
 
 
@@ -99,4 +103,4 @@ def test_report_for_done_and_failed_runs():
     ("ms", "text"), [(0.0000005, "0 ns"), (0.0123, "12.3 µs"), (2.5, "2.500 ms")]
 )
 def test_fmt_ms(ms, text):
-    assert report.fmt_ms(ms) == text
+    assert fmt.fmt_ms(ms) == text

@@ -61,7 +61,7 @@ def test_every_bad_field_is_reported_at_once():
 
 
 def test_unknown_experiment_and_option():
-    with pytest.raises(SpecError, match="allowed: fusion, streams"):
+    with pytest.raises(SpecError, match="allowed: fusion, recompiles, streams, allocator"):
         build_spec("nope", "8")
     with pytest.raises(SpecError, match="not an option of streams"):
         build_spec("streams", "8", options={"variants": "x"})

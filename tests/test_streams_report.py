@@ -10,10 +10,11 @@ import pytest
 from apphelpers import open_page, poll_until
 from streamlit.testing.v1 import AppTest
 
-from runtime_lab import frames_streams as fs
-from runtime_lab import report, streams_summary, ui
-from runtime_lab.catalog import STREAM_VARIANTS
-from runtime_lab.results import result_from_record
+from runtime_lab import registry, ui
+from runtime_lab.registry import result_from_record
+from runtime_lab.streams import figures as streams_summary
+from runtime_lab.streams import frames as fs
+from runtime_lab.streams.info import STREAM_VARIANTS
 
 RUN = Path(__file__).parent / "fixtures" / "h200" / "streams-run.json.gz"
 
@@ -63,7 +64,7 @@ def test_timeline_rows_are_thinned_to_the_bound(run):
 
 
 def test_report_headline_metrics_charts(run):
-    rep = report.build(run)
+    rep = registry.build_report(run)
     assert rep.ok and rep.headline.startswith(
         "streams cuda:0: max_abs_diff 0.000e+00 · correct: 0/20"
     )
@@ -84,7 +85,7 @@ def test_clean_broken_variant_says_a_clean_run_proves_nothing(run):
     for v in run["result"]["variants"]:
         if v["variant"] == "missing-consumer-wait":
             v["mismatches"] = 0
-    notes = report.build(run).notes
+    notes = registry.build_report(run).notes
     assert any(
         "does not prove the absence of a race" in n and "missing-consumer-wait" in n for n in notes
     )
@@ -92,7 +93,7 @@ def test_clean_broken_variant_says_a_clean_run_proves_nothing(run):
 
 def test_wrong_ordered_variant_fails_the_report(run):
     run["result"]["variants"][0]["mismatches"] = 3
-    rep = report.build(run)
+    rep = registry.build_report(run)
     assert not rep.ok and any("bug worth reporting" in n for n in rep.notes)
 
 
@@ -100,12 +101,12 @@ def test_chrome_trace_download_when_the_file_exists(run, tmp_path):
     trace = tmp_path / "t.json"
     trace.write_text('{"traceEvents": []}')
     run["result"]["trace_file"] = str(trace)
-    downloads = {d[0]: d for d in report.build(run).downloads}
+    downloads = {d[0]: d for d in registry.build_report(run).downloads}
     assert downloads["Chrome trace (Perfetto)"][2] == trace.read_bytes()
 
 
 def test_cli_summary_keys(run):
-    summary = report.summary(run)
+    summary = registry.summary(run)
     assert {"max_abs_diff", "mismatches", "trials", "lanes", "overlap_pct"} <= set(summary)
     assert summary["variant"] == "correct" and summary["trials"] == 20
     assert summary["max_abs_diff"] == 0.0 and summary["lanes"] == ["default", "side"]

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from runtime_lab import streamtrace
-from runtime_lab.catalog import STREAM_VARIANTS
-from runtime_lab.results_streams import KernelSpan
+from runtime_lab.streams import trace as streamtrace
+from runtime_lab.streams.info import STREAM_VARIANTS
+from runtime_lab.streams.result import KernelSpan
 
 FIXTURES = Path(__file__).parent / "fixtures" / "h200"
 LAB_TRACE = FIXTURES / "streams-lab-trace.json.gz"

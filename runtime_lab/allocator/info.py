@@ -1,0 +1,72 @@
+"""Allocator's catalog entry: scenarios, options, page title, icon and intro."""
+
+from runtime_lab.options import ExperimentInfo, OptionSpec
+
+ALLOCATOR_SCENARIOS = ("sequence", "compiled", "empty-cache", "side-stream", "cudagraphs")
+ALLOCATOR_SHAPES = "1024x1024,4096x4096,2048x2048,8192x8192,1024x1024,4096x4096"
+
+INFO = ExperimentInfo(
+    name="allocator",
+    title="Allocator",
+    summary=(
+        "The caching allocator live: allocated, reserved and peak memory per step and over "
+        "time (from a memory snapshot), empty_cache and its cost, eager vs compiled peak, "
+        "record_stream, CUDA-graph pools, fragmentation and host RSS."
+    ),
+    icon="🧠",
+    intro=(
+        "PyTorch's CUDA caching allocator keeps freed blocks for reuse instead of "
+        "returning them to the driver. Pick the shapes a dynamic batcher would feed and "
+        "the scenarios to run: the lab runs **silu(x + y) * (x − y)** step by step, reads "
+        "`torch.cuda.memory_stats` around each step (peaks reset per step), records the "
+        "allocator's history (`_record_memory_history`, Python stacks) and draws "
+        "allocated, reserved and host RSS for each scenario on its own time axis. "
+        "Scenarios: the sequence, eager vs `torch.compile` peak, `empty_cache()` after "
+        "every step vs never (timed), a side-stream tensor with and without "
+        "`record_stream`, and `reduce-overhead` CUDA graphs with their private pool. Each "
+        "scenario's snapshot is a download that opens in PyTorch's memory viewer (one "
+        "taken before the scenario's final `empty_cache()`, so its segments are still "
+        "there). Warm-up, timed calls and L2 flush are not used here: the empty-cache "
+        "scenario's `rounds` sets its repeats."
+    ),
+    default_shape="1024x1024",
+    options={
+        "shapes": OptionSpec(
+            default=ALLOCATOR_SHAPES,
+            help="steps of the sequence and empty-cache scenarios, in order (what a dynamic "
+            "batcher feeds): 1024x1024,4096x4096 or 1024x1024:float16, up to 32, or a preset; "
+            "entries without a dtype use the main dtype",
+            kind="shapes",
+        ),
+        "scenarios": OptionSpec(
+            default=",".join(ALLOCATOR_SCENARIOS),
+            help="sequence: the shapes in order; compiled: eager vs torch.compile peak; "
+            "empty-cache: after every step vs never, timed; side-stream: with and without "
+            "record_stream; cudagraphs: reduce-overhead's private pool",
+            choices=ALLOCATOR_SCENARIOS,
+            kind="multi",
+        ),
+        "compare_side": OptionSpec(
+            default=8192,
+            help="square side N (N x N) of the compiled, side-stream and cudagraphs scenarios",
+            kind="int",
+            low=1,
+            high=32768,
+        ),
+        "rounds": OptionSpec(
+            default=5,
+            help="timed passes over the sequence per variant in the empty-cache scenario",
+            kind="int",
+            low=1,
+            high=50,
+        ),
+        "max_entries": OptionSpec(
+            default=20000,
+            help="memory history kept per scenario (_record_memory_history max_entries); "
+            "older entries are dropped",
+            kind="int",
+            low=100,
+            high=200000,
+        ),
+    },
+)

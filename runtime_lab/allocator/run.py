@@ -1,0 +1,127 @@
+"""Allocator: allocated / reserved / peak over a shape sequence and four what-if scenarios."""
+
+from __future__ import annotations
+
+import math
+
+from runtime_lab import config
+from runtime_lab.allocator import scenarios as sc
+from runtime_lab.allocator.probe import Probe, RssSampler
+from runtime_lab.allocator.result import CUDA_ONLY, AllocatorResult, ScenarioError
+from runtime_lab.lab import compile_tools as ct
+from runtime_lab.lab.base import Context
+from runtime_lab.shapes import DTYPE_BYTES, entry_text, parse_sequence
+from runtime_lab.spec import RunSpec
+
+# live tensors at eager's peak: x, y, silu(x + y), x − y, the output (x + y is freed by then)
+EAGER_LIVE = 5
+# the cache keeps blocks of earlier, other-sized steps while a big one runs: leave room for them
+CACHE_SLACK = 2
+WHY_CUDA = {
+    "empty-cache": "it returns cached GPU blocks; the CPU allocator has no cache to return",
+    "side-stream": "streams and record_stream are CUDA features",
+    "cudagraphs": "reduce-overhead captures CUDA graphs into a private GPU pool",
+}
+COMPILED = ("compiled", "cudagraphs")
+MAX_ERROR = 1500
+
+
+def _calls(spec: RunSpec) -> list[tuple[tuple[int, ...], str]]:
+    return [(shape, dtype or spec.dtype) for shape, dtype in parse_sequence(spec.option("shapes"))]
+
+
+def _chosen(spec: RunSpec) -> list[str]:
+    return spec.option("scenarios").split(",")
+
+
+def estimate_bytes(spec: RunSpec) -> int:
+    chosen = _chosen(spec)
+    biggest = max(math.prod(s) * DTYPE_BYTES[d] for s, d in _calls(spec))
+    compare = spec.option("compare_side") ** 2 * DTYPE_BYTES[spec.dtype]
+    need = 0
+    if {"sequence", "empty-cache"} & set(chosen):
+        need = biggest * (EAGER_LIVE + CACHE_SLACK)
+    if {"compiled", "cudagraphs", "side-stream"} & set(chosen):
+        need = max(need, compare * (EAGER_LIVE + CACHE_SLACK))
+    return need
+
+
+def _runners(spec: RunSpec, calls):
+    side, dtype = spec.option("compare_side"), spec.dtype
+    return {
+        "sequence": lambda p: sc.sequence(p, calls, dtype),
+        "compiled": lambda p: sc.compiled(p, side, dtype),
+        "empty-cache": lambda p: sc.empty_cache(p, calls, dtype, spec.option("rounds")),
+        "side-stream": lambda p: sc.side_stream(p, side, dtype),
+        "cudagraphs": lambda p: sc.cudagraphs(p, side, dtype),
+    }
+
+
+def _broken(exc: BaseException) -> bool:
+    """A CUDA error may leave the context unusable: let the worker restart instead."""
+    return "CUDA error" in str(exc) or type(exc).__name__ == "AcceleratorError"
+
+
+def _scenarios(probe: Probe, spec: RunSpec, ctx: Context, calls):
+    outcomes, skipped, errors = {}, [], []
+    runners = _runners(spec, calls)
+    chosen = _chosen(spec)
+    for i, name in enumerate(chosen, start=1):
+        if name in CUDA_ONLY and not probe.cuda:
+            skipped.append(f"{name}: needs CUDA ({WHY_CUDA[name]})")
+            continue
+        ctx.progress(f"scenario {i}/{len(chosen)}: {name}", i - 1, len(chosen))
+        probe.clean()
+        probe.reset_peak()  # else a scenario without per-step resets reports the previous peak
+        try:
+            outcomes[name] = runners[name](probe)
+        except Exception as exc:  # one scenario failing (e.g. OOM) must not hide the others
+            if _broken(exc):
+                raise
+            errors.append(ScenarioError(name, f"{type(exc).__name__}: {exc}"[:MAX_ERROR]))
+        probe.clean()
+    return outcomes, skipped, errors
+
+
+def run(spec: RunSpec, ctx: Context) -> AllocatorResult:
+    calls = _calls(spec)
+    probe = Probe(ctx.device, config.data_dir(), spec.option("max_entries"))
+    probe.clean()
+    baseline = probe.stat("allocated_bytes.all.current")
+    retries, ooms = probe.stat("num_alloc_retries"), probe.stat("num_ooms")
+    try:
+        with RssSampler(probe.t0) as rss:
+            outcomes, skipped, errors = _scenarios(probe, spec, ctx, calls)
+    finally:
+        if set(COMPILED) & set(_chosen(spec)):
+            ct.reset()  # compiled frames and CUDA graph trees hold pools: drop them
+        probe.clean()  # the worker's memory goes back to where the job found it
+    ctx.progress("done", len(_chosen(spec)), len(_chosen(spec)))
+    return AllocatorResult(
+        device=str(ctx.device),
+        dtype=spec.dtype,
+        scenarios=tuple(_chosen(spec)),
+        sequence=tuple(entry_text(s, d) for s, d in parse_sequence(spec.option("shapes"))),
+        compare_side=spec.option("compare_side"),
+        steps=tuple(probe.steps),
+        trace=tuple(probe.trace),
+        trace_points=probe.trace_total,
+        rss=tuple(rss.bounded()),
+        snapshots=tuple(probe.snapshots),
+        compare=outcomes.get("compiled"),
+        empty_cache=outcomes.get("empty-cache"),
+        side_stream=outcomes.get("side-stream"),
+        graphs=outcomes.get("cudagraphs"),
+        num_alloc_retries=_delta(probe.stat("num_alloc_retries"), retries),
+        num_ooms=_delta(probe.stat("num_ooms"), ooms),
+        baseline_allocated_bytes=baseline,
+        final_allocated_bytes=probe.stat("allocated_bytes.all.current"),
+        final_reserved_bytes=probe.stat("reserved_bytes.all.current"),
+        skipped=tuple(skipped),
+        errors=tuple(errors),
+    )
+
+
+def _delta(after: int | None, before: int | None) -> int | None:
+    """memory_stats counters are per process: this job's share is the difference."""
+    return None if after is None or before is None else after - before

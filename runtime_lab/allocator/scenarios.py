@@ -1,0 +1,223 @@
+"""The allocator scenarios: each runs pointwise work and reports through a Probe."""
+
+from __future__ import annotations
+
+import gc
+import time
+
+import torch
+
+from runtime_lab.allocator import memtrace
+from runtime_lab.allocator.probe import DEFAULT_POOL, Probe
+from runtime_lab.allocator.result import (
+    CompareResult,
+    EmptyCacheResult,
+    GraphPoolResult,
+    SideStreamResult,
+)
+from runtime_lab.lab import compile_tools as ct
+from runtime_lab.lab.base import torch_dtype
+from runtime_lab.lab.workload import pointwise
+
+Calls = list[tuple[tuple[int, ...], str]]
+SLEEP_CYCLES = 100_000_000  # ~50 ms of GPU clock: the side stream is surely busy at the free
+SIDE_SIDE_MAX = 4096  # the side-stream buffer: 64 MiB in fp32 shows the effect clearly
+GRAPH_CALLS = 4  # reduce-overhead: warm-up, record, then replays
+
+
+def _label(shape: tuple[int, ...], dtype: str, default: str) -> str:
+    text = "x".join(str(d) for d in shape)
+    return text if dtype == default else f"{text}:{dtype}"
+
+
+def _inputs(shape, dtype: str, device) -> tuple[torch.Tensor, torch.Tensor]:
+    x = torch.rand(shape, device=device, dtype=torch_dtype(dtype))
+    return x, torch.rand_like(x)
+
+
+def _step(probe: Probe, name: str, i: int, label: str, shape, dtype: str) -> None:
+    """One step of the batcher: inputs arrive, the op runs, everything is dropped."""
+    probe.reset_peak()
+    start = time.perf_counter()
+    x, y = _inputs(shape, dtype, probe.device)
+    out = pointwise(x, y)
+    probe.sync()
+    probe.mark(name, i, label, "computed", (time.perf_counter() - start) * 1e3)
+    del x, y, out
+    probe.mark(name, i, label, "after del")
+
+
+def sequence(probe: Probe, calls: Calls, dtype: str) -> None:
+    with probe.recording("sequence"):
+        for i, (shape, dt) in enumerate(calls, start=1):
+            _step(probe, "sequence", i, _label(shape, dt, dtype), shape, dt)
+        probe.keep_segments("sequence")  # the cache as the sequence left it: all segments free
+        probe.clean()
+        probe.mark("sequence", len(calls), "end", "after empty_cache")
+
+
+def _peak_above(probe: Probe, fn, x, y) -> int | None:
+    """Peak allocated during fn(x, y) above what was live before it (the inputs)."""
+    probe.sync()
+    before = probe.stat("allocated_bytes.all.current")
+    probe.reset_peak()
+    out = fn(x, y)
+    probe.sync()
+    peak = probe.stat("allocated_bytes.all.peak")
+    del out
+    return None if peak is None else peak - before
+
+
+def compiled(probe: Probe, side: int, dtype: str) -> CompareResult:
+    shape = (side, side)
+    label = _label(shape, dtype, dtype)
+    with probe.recording("compiled"):
+        x, y = _inputs(shape, dtype, probe.device)
+        eager = _peak_above(probe, pointwise, x, y)
+        probe.mark("compiled", 1, f"eager {label}", "computed")
+        fn = torch.compile(ct.own_copy(pointwise, "pointwise_allocator"), fullgraph=True)
+        fn(x, y)  # compile and one warm call: the compile's own buffers are not the op's peak
+        probe.mark("compiled", 2, f"compile {label}", "computed")
+        fused = _peak_above(probe, fn, x, y)
+        probe.mark("compiled", 3, f"compiled {label}", "computed")
+        nbytes = x.numel() * x.element_size() * 2
+        del x, y, fn
+        probe.keep_segments("compiled")
+        probe.clean()
+        probe.mark("compiled", 3, "end", "after empty_cache")
+    return CompareResult(shape, eager, fused, nbytes)
+
+
+def _round(probe: Probe, calls: Calls, every: bool, call_ms: list[float] | None) -> float:
+    """One pass over the sequence; with every=True, empty_cache() after each step."""
+    start = time.perf_counter()
+    for shape, dtype in calls:
+        x, y = _inputs(shape, dtype, probe.device)
+        out = pointwise(x, y)
+        del x, y, out
+        if every:
+            t = time.perf_counter()
+            torch.cuda.empty_cache()  # synchronises the device and cudaFree()s every cached block
+            if call_ms is not None:
+                call_ms.append((time.perf_counter() - t) * 1e3)
+    probe.sync()
+    return (time.perf_counter() - start) * 1e3
+
+
+def empty_cache(probe: Probe, calls: Calls, dtype: str, rounds: int) -> EmptyCacheResult:
+    with probe.recording("empty-cache"):  # one pass each, for the curves
+        for every in (False, True):
+            if every:  # the cache the never pass built, before empty_cache() starts returning it
+                probe.keep_segments("empty-cache")
+            probe.clean()
+            for i, (shape, dt) in enumerate(calls, start=1):
+                label = f"{'every' if every else 'never'} {_label(shape, dt, dtype)}"
+                _step(probe, "empty-cache", i, label, shape, dt)
+                if every:
+                    torch.cuda.empty_cache()
+                    probe.mark("empty-cache", i, label, "after empty_cache")
+    # timed rounds outside the recording (recording stacks costs time), alternating the variants
+    probe.clean()
+    _round(probe, calls, False, None)  # warm-up: "never" runs from a filled cache, as in service
+    never_reserved = probe.stat("reserved_bytes.all.current")
+    never, every, call_ms = [], [], []
+    every_reserved = None
+    for _ in range(rounds):
+        never.append(_round(probe, calls, False, None))
+        every.append(_round(probe, calls, True, call_ms))
+        every_reserved = probe.stat("reserved_bytes.all.current")  # what "every" leaves held
+        _round(probe, calls, False, None)  # refill the cache before the next "never" round
+    return EmptyCacheResult(
+        rounds,
+        len(calls),
+        tuple(never),
+        tuple(every),
+        tuple(call_ms),
+        never_reserved,
+        every_reserved,
+    )
+
+
+def side_stream(probe: Probe, side: int, dtype: str) -> SideStreamResult:
+    shape = (min(side, SIDE_SIDE_MAX),) * 2
+    stream = torch.cuda.Stream(probe.device)
+    reused, lag = {}, None
+    with probe.recording("side-stream"):
+        for record in (False, True):
+            name = "record_stream" if record else "no record_stream"
+            x = torch.rand(shape, device=probe.device, dtype=torch_dtype(dtype))
+            address = x.data_ptr()
+            stream.wait_stream(torch.cuda.current_stream(probe.device))
+            with torch.cuda.stream(stream):
+                torch.cuda._sleep(SLEEP_CYCLES)  # still busy when x is freed below
+                z = x * 2  # allocated from the side stream's own pool
+            if record:
+                x.record_stream(stream)  # the block waits for the side stream's work
+            del x
+            y = torch.empty(shape, device=probe.device, dtype=torch_dtype(dtype))
+            reused[record] = y.data_ptr() == address
+            probe.mark("side-stream", int(record) + 1, name, "freed x, allocated y")
+            torch.cuda.current_stream(probe.device).wait_stream(stream)
+            probe.sync()
+            del y, z
+            probe.mark("side-stream", int(record) + 1, name, "after del")
+        snap = torch.cuda.memory._snapshot(probe.device)
+        lag = _free_lag_us(snap, probe.device.index or 0)
+        side_bytes = memtrace.summarize_segments(snap, probe.device.index or 0).by_stream
+    nbytes = shape[0] * shape[1] * torch.empty((), dtype=torch_dtype(dtype)).element_size()
+    return SideStreamResult(
+        nbytes,
+        reused[False],
+        reused[True],
+        lag,
+        side_bytes.get(stream.cuda_stream, (0, 0))[0],
+    )
+
+
+def _free_lag_us(snapshot: dict, index: int) -> float | None:
+    """The longest free_requested → free_completed wait in the trace (record_stream's delay)."""
+    requested: dict[int, int] = {}
+    lags = []
+    for e in snapshot["device_traces"][index]:
+        if e["action"] == "free_requested":
+            requested[e["addr"]] = e["time_us"]
+        elif e["action"] == "free_completed" and e["addr"] in requested:
+            lags.append(e["time_us"] - requested.pop(e["addr"]))
+    return float(max(lags)) if lags else None
+
+
+def cudagraphs(probe: Probe, side: int, dtype: str) -> GraphPoolResult:
+    shape = (side, side)
+    reserved = lambda: probe.stat("reserved_bytes.all.current")  # noqa: E731
+    with probe.recording("cudagraphs"):
+        x, y = _inputs(shape, dtype, probe.device)
+        before = reserved()
+        probe.mark("cudagraphs", 1, "inputs", "computed")
+        fn = torch.compile(ct.own_copy(pointwise, "pointwise_graphs"), mode="reduce-overhead")
+        for _ in range(GRAPH_CALLS):
+            out = fn(x, y)
+            del out
+        probe.sync()
+        replaying = reserved()
+        snap = torch.cuda.memory._snapshot(probe.device)
+        pools = memtrace.summarize_segments(snap, probe.device.index or 0).by_pool
+        probe.keep_segments("cudagraphs", snap)  # the private pool's segments, before empty_cache
+        probe.mark("cudagraphs", 2, "replaying", "computed")
+        del x, y
+        gc.collect()
+        torch.cuda.empty_cache()  # the graph's pool is not the cache: it stays
+        after_del = reserved()
+        probe.mark("cudagraphs", 3, "del + empty_cache", "after empty_cache")
+        del fn
+        ct.reset()  # drops the cudagraph trees, and with them the private pool
+        probe.clean()
+        after_reset = reserved()
+        probe.mark("cudagraphs", 4, "reset + empty_cache", "after empty_cache")
+    return GraphPoolResult(
+        shape,
+        before,
+        replaying,
+        sum(v for k, v in pools.items() if k != DEFAULT_POOL),
+        after_del,
+        after_reset,
+    )

@@ -1,1 +1,0 @@
-"""Experiment implementations; each imports torch and runs only inside the worker."""

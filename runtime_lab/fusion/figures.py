@@ -1,0 +1,113 @@
+"""Derived fusion figures (no torch): speed-ups, verdicts, GB/s against the ceiling, key numbers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
+from runtime_lab.results import stats
+
+HOST_BOUND_FRACTION = (
+    0.8  # issuing a call takes ≥ 80 % of its device time: the GPU waits on the host
+)
+
+
+def steady_ms(mode: ModeResult) -> float | None:
+    s = stats(mode.timing.primary_ms) if mode.timing else None
+    return s.median if s else None
+
+
+def mode_figures(result: FusionResult) -> list[dict[str, Any]]:
+    """One dict per mode: medians, IQR, host vs device, verdict, speed-up, GB/s, ceiling share."""
+    by_mode = {m.mode: m for m in result.modes}
+    eager_ms = steady_ms(by_mode["eager"]) if "eager" in by_mode else None
+    eager_kernels = by_mode["eager"].kernel_count if "eager" in by_mode else None
+    rows = []
+    for mode in result.modes:
+        row: dict[str, Any] = {"mode": mode.mode, "ran": mode.ran, "error": mode.error}
+        if mode.timing:
+            primary, host = stats(mode.timing.primary_ms), stats(mode.timing.host_ms)
+            device = stats(mode.timing.device_ms)
+            gbps = mode.bytes_moved / (primary.median / 1e3) / 1e9
+            row |= {
+                "steady_state_ms": primary.median,
+                "iqr_ms": primary.iqr,
+                "noisy": primary.noisy,
+                "samples": primary.count,
+                "device_ms": device.median if device else None,
+                "host_ms": host.median,
+                "first_call_ms": mode.timing.first_call_ms,
+                "loop_us_per_call": mode.loop_us_per_call,
+                "loop_host_us_per_call": mode.loop_host_us_per_call,
+                "verdict": _verdict(device, host),
+                "speedup_vs_eager": eager_ms / primary.median if eager_ms else None,
+                "achieved_gbps": gbps,
+                "ceiling_fraction": gbps / result.copy_ceiling_gbps
+                if result.copy_ceiling_gbps
+                else None,
+                "fewer_kernels_but_slower": bool(
+                    eager_ms
+                    and eager_kernels
+                    and mode.kernel_count is not None
+                    and mode.kernel_count < eager_kernels
+                    and primary.median > eager_ms
+                ),
+            }
+        rows.append(row)
+    return rows
+
+
+def _verdict(device, host) -> str:
+    if device is None:
+        return "CPU: synchronous calls (host time is the work)"
+    return "host-bound" if host.median >= HOST_BOUND_FRACTION * device.median else "device-bound"
+
+
+def _compiled(result: FusionResult) -> ModeResult | None:
+    fused = [m for m in result.modes if m.mode.startswith("inductor") and m.ran]
+    preferred = [m for m in fused if m.mode == "inductor"]
+    return (preferred or fused or [None])[0]
+
+
+def _latency(mode: ModeResult | None, scenario: str) -> float | None:
+    for c in mode.compile if mode else ():
+        if c.scenario == scenario:
+            return c.first_call_s
+    return None
+
+
+def key_figures(result: FusionResult) -> dict[str, Any]:
+    """The headline numbers, under the names the CLI JSON promises."""
+    by_mode = {m.mode: m for m in result.modes}
+    eager, compiled = by_mode.get("eager"), _compiled(result)
+    figures = {f["mode"]: f for f in mode_figures(result)}
+    eager_ms = figures.get("eager", {}).get("steady_state_ms")
+    compiled_ms = figures.get(compiled.mode, {}).get("steady_state_ms") if compiled else None
+    loops = {k: v.get("loop_us_per_call") for k, v in figures.items()}
+    diffs = [m.max_abs_diff for m in result.modes if m.max_abs_diff is not None]
+    return {
+        "eager_kernel_names": [k.name for k in eager.kernels] if eager else [],
+        "compiled_mode": compiled.mode if compiled else None,
+        "compiled_kernel_names": [k.name for k in compiled.kernels] if compiled else [],
+        "max_abs_diff": max(diffs) if diffs else None,
+        "cold_compile_s": _latency(compiled, "cold"),
+        "warm_cache_compile_s": _latency(compiled, "warm-cache"),
+        "warm_process_s": _latency(compiled, "warm-process"),
+        "fresh_process_s": _latency(compiled, "fresh-process"),
+        "steady_state_ms": {k: v.get("steady_state_ms") for k, v in figures.items()},
+        "achieved_gbps": {k: v.get("achieved_gbps") for k, v in figures.items()},
+        "copy_ceiling_gbps": result.copy_ceiling_gbps,
+        "predicted_speedup": EAGER_TRANSFERS / FUSED_TRANSFERS,
+        "measured_speedup": eager_ms / compiled_ms if eager_ms and compiled_ms else None,
+        "loop_us_per_call": loops,
+        "cuda_graph_inductor_loop_speedup": (
+            loops["eager"] / loops["cuda-graph-inductor"]
+            if loops.get("eager") and loops.get("cuda-graph-inductor")
+            else None
+        ),
+        "cuda_graph_loop_speedup": (
+            loops["eager"] / loops["cuda-graph"]
+            if loops.get("eager") and loops.get("cuda-graph")
+            else None
+        ),
+    }

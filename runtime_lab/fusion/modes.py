@@ -1,0 +1,73 @@
+"""Fusion's modes: the callable each one times (eager, torch.compile variants, CUDA graphs)."""
+
+from __future__ import annotations
+
+import types
+
+import torch
+
+from runtime_lab.lab.workload import pointwise
+from runtime_lab.spec import RunSpec
+
+LOOP_CALLS = 200  # back-to-back calls: launch overhead shows, as in a real loop
+GRAPH_MODES = ("cuda-graph", "cuda-graph-inductor")  # manual torch.cuda.CUDAGraph captures
+INDUCTOR_MODES = {
+    "inductor": None,
+    "inductor-reduce-overhead": "reduce-overhead",
+    "inductor-max-autotune-no-cudagraphs": "max-autotune-no-cudagraphs",
+}
+
+
+# Compiled wrappers kept across jobs, so a re-run of a compiled mode is a warm-process call.
+_COMPILED: dict[tuple, object] = {}
+
+
+def _compiled(mode: str, spec: RunSpec, fresh: bool):
+    """torch.compile of the workload for a mode. Each mode compiles its own copy of the code
+    object: Dynamo caches (and counts toward recompile_limit) per code object, so modes must
+    not share one."""
+    key = (mode, spec.option("fullgraph"), spec.option("dynamic"))
+    if fresh or key not in _COMPILED:
+        code = pointwise.__code__.replace()
+        fn = types.FunctionType(code, pointwise.__globals__, f"pointwise_{mode.replace('-', '_')}")
+        dynamic = {"auto": None, "false": False, "true": True}[spec.option("dynamic")]
+        kwargs = {"fullgraph": spec.option("fullgraph"), "dynamic": dynamic}
+        if mode == "dynamo-eager":
+            _COMPILED[key] = torch.compile(fn, backend="eager", **kwargs)
+        else:
+            _COMPILED[key] = torch.compile(
+                fn, backend="inductor", mode=INDUCTOR_MODES[mode], **kwargs
+            )
+    return _COMPILED[key]
+
+
+def build(mode: str, spec: RunSpec, x: torch.Tensor, y: torch.Tensor, fresh: bool = False):
+    """The callable for a mode (compiling modes compile on their first call)."""
+    if mode == "eager":
+        return lambda: pointwise(x, y)
+    if mode == "cuda-graph":
+        return _cuda_graph(pointwise, x, y)
+    if mode == "cuda-graph-inductor":
+        return _cuda_graph(_compiled("inductor", spec, fresh), x, y)
+    compiled = _compiled(mode, spec, fresh)
+    return lambda: compiled(x, y)
+
+
+def _cuda_graph(fn, x: torch.Tensor, y: torch.Tensor):
+    """Capture fn(x, y) once (eager: four kernels; compiled: the fused one); a call is a replay.
+    The warm-up also compiles a compiled fn, so nothing compiles during capture."""
+    side = torch.cuda.Stream(x.device)
+    side.wait_stream(torch.cuda.current_stream(x.device))
+    with torch.cuda.stream(side):  # warm up off the capture stream, as the CUDA graph docs do
+        for _ in range(3):
+            fn(x, y)
+    torch.cuda.current_stream(x.device).wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_out = fn(x, y)
+
+    def replay():
+        graph.replay()
+        return static_out
+
+    return replay

@@ -1,0 +1,256 @@
+"""The fusion run's report: headline, key metrics, charts, tables, notes, code and downloads."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+
+from runtime_lab import charts
+from runtime_lab.fmt import fmt_ms
+from runtime_lab.fusion import charts as charts_fusion
+from runtime_lab.fusion import frames as ff
+from runtime_lab.fusion.charts import fmt_seconds
+from runtime_lab.fusion.figures import key_figures
+from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
+from runtime_lab.report import Metric, Report, run_json_download
+
+CPU_NOTE = (
+    "On CPU the kernel lists are the profiler's CPU ops: eager runs four aten ops, Inductor one "
+    "C++ kernel it generated (graph_N_cpp_fused_…). Device timing (CUDA events), CUDA graphs and "
+    "Triton kernels need CUDA; the times here are host wall time of synchronous calls."
+)
+
+
+def _count(value: float | None) -> str:
+    return "—" if value is None else f"{value:g}"
+
+
+def _kernels_word(value: float | None) -> str:
+    return f"{_count(value)} kernel" + ("" if value == 1 else "s")
+
+
+def _headline(result: FusionResult, key: dict[str, Any], by: dict[str, ModeResult]) -> str:
+    device = "CPU" if result.device == "cpu" else result.device
+    head = f"fusion {device} {'x'.join(map(str, result.shape))} {result.dtype}"
+    eager, compiled = by.get("eager"), key["compiled_mode"]
+    if not compiled:
+        return f"{head}: no compiled mode ran"
+    text = f"{head}: {compiled} {_kernels_word(by[compiled].kernel_count)}"
+    if eager and eager.ran:
+        text += f" vs eager {_count(eager.kernel_count)}"
+    speedup = key["measured_speedup"]
+    if speedup:
+        if 0.95 <= speedup < 1.05:
+            pace = f"as fast as eager ({speedup:.2f}×)"
+        else:
+            pace = f"{speedup:.1f}× faster" if speedup > 1 else f"{1 / speedup:.1f}× slower"
+        text += f", {pace}"
+    return text
+
+
+def _metrics(key: dict[str, Any], modes, by: dict[str, ModeResult]) -> list[Metric]:
+    compiled = key["compiled_mode"]
+    best = modes.dropna(subset=["ceiling_pct"])
+    best = best.loc[best["ceiling_pct"].idxmax()] if not best.empty else None
+    diff = key["max_abs_diff"]
+    measured = key["measured_speedup"]
+    ceiling = key["copy_ceiling_gbps"]
+    return [
+        Metric("eager kernels/call", _count(by["eager"].kernel_count) if "eager" in by else "—"),
+        Metric(
+            f"{compiled or 'compiled'} kernels/call",
+            _count(by[compiled].kernel_count) if compiled else "—",
+        ),
+        Metric(
+            "max |mode − eager|",
+            "—" if diff is None else f"{diff:.3e}",
+            "largest elementwise difference of any mode's output from eager's",
+        ),
+        Metric(
+            "cold compile",
+            "—" if key["cold_compile_s"] is None else fmt_seconds(key["cold_compile_s"]),
+            "first call with empty Inductor and Triton caches",
+        ),
+        Metric(
+            "warm-cache compile",
+            "—"
+            if key["warm_cache_compile_s"] is None
+            else fmt_seconds(key["warm_cache_compile_s"]),
+            "first call after a reset, with the persistent cache on disk",
+        ),
+        Metric(
+            "warm-process call",
+            "—" if key["warm_process_s"] is None else fmt_ms(key["warm_process_s"] * 1e3),
+            "a second call in the same process: guard checks and the run only",
+        ),
+        Metric(
+            "speed-up: measured vs predicted",
+            f"{'—' if measured is None else f'{measured:.2f}×'} vs {key['predicted_speedup']:.2f}×",
+            f"predicted from the bytes model ({EAGER_TRANSFERS} vs {FUSED_TRANSFERS} element "
+            "transfers), if both are bound by memory bandwidth",
+        ),
+        Metric(
+            "copy ceiling",
+            "—" if ceiling is None else f"{ceiling:.1f} GB/s",
+            "measured device copy bandwidth (read + write bytes) on a buffer far past the caches",
+        ),
+        Metric(
+            "best % of ceiling",
+            "—" if best is None else f"{best['ceiling_pct']:.0f} % ({best['mode']})",
+            "achieved GB/s from the bytes model over the copy ceiling",
+        ),
+    ]
+
+
+def _fused_ops(name: str) -> str | None:
+    found = re.search(r"fused_((?:[a-z0-9]+_)*[a-z0-9]+?)_\d+$", name)
+    return ", ".join(found.group(1).split("_")) if found else None
+
+
+def _launches(result, mode: str | None) -> str:
+    found = next((m for m in result.modes if m.mode == mode), None)
+    count = found.kernel_count if found and found.kernel_count is not None else 0
+    return f"{count:g} launch{'es' if count != 1 else ''} per call"
+
+
+def _kernel_note(key: dict[str, Any], result) -> str | None:
+    eager, compiled = key["eager_kernel_names"], key["compiled_kernel_names"]
+    if not (eager and compiled):
+        return None
+    # distinct names: x - y runs as the same add kernel as x + y (alpha = -1)
+    text = f"Eager: {_launches(result, 'eager')} of {len(eager)} distinct kernels ({', '.join(eager)}). "
+    text += (
+        f"{key['compiled_mode']}: {_launches(result, key['compiled_mode'])} ({', '.join(compiled)})"
+    )
+    ops = [_fused_ops(n) for n in compiled if _fused_ops(n)]
+    if ops:
+        text += f" (one generated kernel fusing {ops[0]})"
+    return text + "."
+
+
+def _notes(result, key, modes, compile_long, run) -> list[str]:
+    notes = [f"{m.mode}: {m.error}" for m in result.modes if m.error]
+    eager_ms = key["steady_state_ms"].get("eager")
+    counts = dict(zip(modes["mode"], modes["kernels_per_call"], strict=True))
+    for row in modes[modes["fewer_kernels_but_slower"]].itertuples():
+        notes.append(
+            f"{row.mode} launches fewer kernels than eager ({row.kernels_per_call:g} vs "
+            f"{counts.get('eager', 0):g} per call) yet "
+            f"takes longer per call ({row.steady_state_ms:.4g} ms vs {eager_ms:.4g} ms): "
+            "fusing did not pay off at this size on this device."
+        )
+    kernel_note = _kernel_note(key, result)
+    if kernel_note:
+        notes.append(kernel_note)
+    if result.device == "cpu":
+        notes.append(CPU_NOTE)
+    stale = compile_long[compile_long["phases_stale"]].drop_duplicates(["mode", "scenario"])
+    for row in stale.itertuples():
+        notes.append(
+            f"{row.mode} · {row.scenario}: the recorded compile phases are longer than the call "
+            f"({fmt_seconds(row.first_call_s)}), so they belong to an earlier compile; the chart "
+            "counts the whole call as 'other'."
+        )
+    for m in result.modes:
+        if m.break_reasons:
+            notes.append(f"{m.mode} graph breaks: {'; '.join(m.break_reasons)}")
+    asked = (run["spec"].get("options") or {}).get("sweep") or ""
+    done = {p.side for p in result.sweep}
+    missing = [s for s in asked.split(",") if s and int(s) not in done]
+    if missing:
+        notes.append(f"Sweep sizes skipped (did not fit in free memory): {', '.join(missing)}")
+    return notes + list(result.notes)
+
+
+def _charts(result, modes, kernels, compile_long, order) -> list[tuple[str, alt.TopLevelMixin]]:
+    found: list[tuple[str, alt.TopLevelMixin]] = []
+    if not kernels.empty:
+        found.append(
+            (
+                "Kernels per call (profiler; stacked by kernel, launches at the bar end)",
+                charts_fusion.kernel_chart(kernels, order),
+            )
+        )
+    if not compile_long.empty:
+        found.append(
+            ("Compile latency: first call by phase", charts_fusion.compile_chart(compile_long))
+        )
+    if modes["achieved_gbps"].notna().any():
+        found.append(
+            (
+                "Bandwidth: achieved GB/s against the copy ceiling",
+                charts_fusion.roofline_chart(modes, result.copy_ceiling_gbps),
+            )
+        )
+    samples = ff.timing_samples(result)
+    if not samples.empty:
+        found.append(
+            (
+                "Steady-state time per call (every sample; ◆ median, bar = IQR)",
+                charts.timing_chart(samples, ff.timing_summary(result)),
+            )
+        )
+    sweep = ff.sweep_frame(result)
+    if not sweep.empty:
+        found.append(("Sweep: time per call against size", charts_fusion.sweep_time_chart(sweep)))
+        found.append(
+            (
+                "Sweep: achieved GB/s against size",
+                charts_fusion.sweep_gbps_chart(sweep, result.copy_ceiling_gbps),
+            )
+        )
+    return found
+
+
+def _downloads(run, result, kernels) -> list[tuple[str, str, bytes, str]]:
+    found = [run_json_download(run)]
+    if not kernels.empty:
+        found.append(
+            ("Kernels CSV", "kernels.csv", kernels.to_csv(index=False).encode(), "text/csv")
+        )
+    for m in result.modes:
+        if m.trace_file and Path(m.trace_file).is_file():
+            data = Path(m.trace_file).read_bytes()
+            found.append((f"Trace: {m.mode}", f"{m.mode}-trace.json", data, "application/json"))
+    return found
+
+
+def _readable(frame):
+    """Without the columns this device never fills (e.g. grid and registers on CPU)."""
+    return frame.dropna(axis="columns", how="all")
+
+
+def build(run: dict[str, Any], result: FusionResult) -> Report:
+    by = {m.mode: m for m in result.modes}
+    key = key_figures(result)
+    modes = ff.modes_frame(result)
+    kernels = ff.kernels_frame(result)
+    compile_long = ff.compile_frame(result)
+    order = [m.mode for m in result.modes]
+    checked = [m for m in result.modes if m.tolerance_passed is not None]
+    ok = any(m.ran for m in result.modes) and all(m.tolerance_passed for m in checked)
+    shown = kernels.drop(columns="kernel") if kernels["kernel"].equals(kernels["name"]) else kernels
+    tables = [("Modes", _readable(modes)), ("Kernels", _readable(shown))]
+    if not compile_long.empty:
+        tables.append(("Compile latency (own seconds per phase)", ff.compile_table(result)))
+    evidence = ff.evidence_table(result)
+    if not evidence.empty:
+        tables.append(("Evidence: the deployment checklist per compiled mode", evidence))
+    code = tuple(
+        (f"Generated code: {m.mode}", "python", m.generated_code)
+        for m in result.modes
+        if m.generated_code
+    )
+    return Report(
+        headline=_headline(result, key, by),
+        ok=ok,
+        metrics=tuple(_metrics(key, modes, by)),
+        charts=tuple(_charts(result, modes, kernels, compile_long, order)),
+        tables=tuple(tables),
+        notes=tuple(_notes(result, key, modes, compile_long, run)),
+        downloads=tuple(_downloads(run, result, kernels)),
+        code=code,
+    )

@@ -1,0 +1,67 @@
+"""Typed results of the fusion experiment: per-mode correctness, kernels, compile latency, time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from runtime_lab.results import CompileLatency, KernelRow, Timing
+
+# Element transfers per output element (reads + writes of one dtype-sized element).
+# Eager: add 2+1, silu 1+1, sub 2+1, mul 2+1 = 11. Fused: read x, read y, write out = 3.
+EAGER_TRANSFERS = 11
+FUSED_TRANSFERS = 3
+
+
+@dataclass(frozen=True)
+class ModeResult:
+    mode: str
+    ran: bool  # False: not applicable here (e.g. CUDA graphs on CPU) or failed before timing
+    error: str | None = None
+    max_abs_diff: float | None = None  # against eager
+    max_abs_diff_fp64: float | None = None  # against a float64 reference
+    rel_err_fp64: float | None = None
+    tolerance_passed: bool | None = None
+    kernels: tuple[KernelRow, ...] = ()
+    kernel_count: float | None = None  # launches per call
+    timing: Timing | None = None
+    loop_calls: int = 0  # calls issued back to back, no flush: throughput, launch overhead included
+    loop_us_per_call: float | None = None  # device (CUDA events) or wall (CPU) per call
+    loop_host_us_per_call: float | None = None  # host time to issue each call in the loop
+    transfers_per_element: int = EAGER_TRANSFERS
+    bytes_moved: int = 0  # per call, from the bytes model
+    unique_graphs: int | None = None
+    graph_breaks: int | None = None
+    break_reasons: tuple[str, ...] = ()
+    cuda_graph_compatible: bool | None = None
+    cudagraph_skip: str | None = None
+    compile: tuple[CompileLatency, ...] = ()
+    generated_code: str | None = None
+    trace_file: str | None = None  # Chrome trace of the profiled calls, under the data dir
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    mode: str
+    side: int  # square side length: shape side x side
+    median_ms: float
+    iqr_ms: float
+    bytes_moved: int
+    loop_us_per_call: float | None = None  # back-to-back calls: where launch overhead shows
+
+
+@dataclass(frozen=True)
+class FusionResult:
+    device: str
+    dtype: str
+    shape: tuple[int, ...]
+    numel: int
+    element_bytes: int
+    rtol: float
+    atol: float
+    modes: tuple[ModeResult, ...]
+    copy_ceiling_gbps: float | None
+    sweep: tuple[SweepPoint, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+RESULT_TYPE = FusionResult  # what the registry rebuilds a stored run into

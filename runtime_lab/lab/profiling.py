@@ -1,0 +1,99 @@
+"""Kernel lists from torch.profiler on warm calls: CUDA kernels with launch params, or CPU ops."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+from runtime_lab.results import KernelRow
+
+DEVICE_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
+# CPU rows that are bookkeeping, not compute: allocation and the compiled-region wrappers
+CPU_SKIP_PREFIXES = ("aten::empty", "aten::to", "aten::_to_copy", "aten::resize_", "aten::detach")
+
+
+def profile_calls(
+    fn: Callable[[], object], device: torch.device, calls: int, trace_path: Path
+) -> tuple[KernelRow, ...]:
+    """Profile `calls` warm calls of fn, save the Chrome trace, and aggregate per kernel name."""
+    cuda = device.type == "cuda"
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    warm_profiler(activities, fn)
+    with profile(activities=activities) as prof:
+        for _ in range(calls):
+            fn()
+        if cuda:
+            torch.cuda.synchronize(device)
+    trace_path.parent.mkdir(parents=True, exist_ok=True)
+    prof.export_chrome_trace(str(trace_path))
+    if cuda:
+        return _cuda_rows(trace_path, calls)
+    return _cpu_rows(prof, calls)
+
+
+_WARMED: set[tuple] = set()
+
+
+def warm_profiler(activities: list, fn: Callable[[], object]) -> None:
+    """The profiler's first session in a process inflates the ops it records (~10x seen on CPU):
+    spend it on a throwaway call."""
+    key = tuple(str(a) for a in activities)
+    if key not in _WARMED:
+        with profile(activities=activities):
+            fn()
+        _WARMED.add(key)
+
+
+def _cuda_rows(trace_path: Path, calls: int) -> tuple[KernelRow, ...]:
+    """Device events from the trace: only real kernels/copies (not syncs or annotations)."""
+    events = json.loads(trace_path.read_text()).get("traceEvents", [])
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for event in events:
+        if event.get("cat") in DEVICE_CATEGORIES and event.get("ph") == "X":
+            groups[event["name"]].append(event)
+    rows = []
+    for name, group in groups.items():
+        args = group[0].get("args", {})
+        total = sum(float(e.get("dur", 0.0)) for e in group)
+        rows.append(
+            KernelRow(
+                name=name,
+                calls_per_run=len(group) / calls,
+                total_us=total / calls,
+                mean_us=total / len(group),
+                stream=args.get("stream"),
+                grid=_dims(args.get("grid")),
+                block=_dims(args.get("block")),
+                registers=args.get("registers per thread"),
+            )
+        )
+    return tuple(sorted(rows, key=lambda r: -r.total_us))
+
+
+def _dims(value) -> str | None:
+    return "x".join(str(v) for v in value) if isinstance(value, list) else None
+
+
+def _cpu_rows(prof, calls: int) -> tuple[KernelRow, ...]:
+    """CPU: eager's aten ops and Inductor's C++ kernels (needs cpp.enable_kernel_profile)."""
+    rows = []
+    for event in prof.key_averages():
+        name = event.key
+        is_kernel = "cpp_fused" in name or name.startswith("triton_")
+        if not (is_kernel or name.startswith("aten::")) or name.startswith(CPU_SKIP_PREFIXES):
+            continue
+        total = float(event.self_cpu_time_total)
+        rows.append(
+            KernelRow(
+                name=name,
+                calls_per_run=event.count / calls,
+                total_us=total / calls,
+                mean_us=total / max(1, event.count),
+            )
+        )
+    return tuple(sorted(rows, key=lambda r: -r.total_us))

@@ -1,0 +1,43 @@
+"""Headline figures of a recompiles run (no torch): the keys the CLI JSON promises."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime_lab.recompiles.result import RecompilesResult
+
+
+def key_figures(result: RecompilesResult) -> dict[str, Any]:
+    """The headline numbers under the names the CLI JSON promises (per mode where it applies)."""
+    modes = [m for m in result.modes if not m.error]
+    g = result.graph_break
+    return {
+        "unique_graphs": {m.mode: m.unique_graphs for m in modes},
+        "recompiles": {m.mode: m.recompiles for m in modes},
+        "recompile_reasons": {m.mode: [c.reason for c in m.calls if c.reason] for m in modes},
+        "compile_s": {m.mode: m.compile_s for m in modes},
+        "cache_hits": {m.mode: m.cache_hits for m in modes},
+        "graph_breaks": None
+        if g is None
+        else {
+            "variant": g.variant,
+            "unique_graphs": g.unique_graphs,
+            "graph_breaks": g.graph_breaks,
+            "reasons": list(g.reasons),
+            "fullgraph_error": (
+                f"{g.fullgraph_error_type}: {g.fullgraph_error}" if g.fullgraph_error_type else None
+            ),
+            "error": g.error,
+            "per_mode": {m.mode: m.graph_breaks for m in modes},
+        },
+        "recompile_limit": {
+            m.mode: {
+                "limit": m.recompile_limit,
+                "compiles": m.compiles,
+                "hit": m.limit_hit,
+                "state": m.limit_state,
+            }
+            for m in modes
+        },
+        "failed_modes": {m.mode: m.error for m in result.modes if m.error},
+    }

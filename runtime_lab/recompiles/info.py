@@ -1,0 +1,89 @@
+"""Shapes & recompiles' catalog entry: dynamic modes, options, page title and intro."""
+
+from runtime_lab.options import ExperimentInfo, OptionSpec
+
+RECOMPILE_MODES = ("dynamic=False", "dynamic=None", "dynamic=True", "mark_dynamic")
+SHAPES_HELP = (
+    "the calls, in order: 512x512,1024x1024 or 512x512:float16 (a dtype change), up to 32, or a "
+    "preset (squares, growing-batch, alternating, odd-sizes, random:SEED, pow2-buckets, "
+    "dtype-change). It replaces the main shape, which this experiment ignores; entries without "
+    "a dtype use the main dtype"
+)
+
+# name → (what it does, does the ordering guarantee the result?)
+
+INFO = ExperimentInfo(
+    name="recompiles",
+    title="Shapes & recompiles",
+    summary=(
+        "A sequence of shapes through torch.compile, call by call: compiles, recompiles and "
+        "their guard-failure reasons under each dynamic mode, the recompile limit, bucketing "
+        "and graph breaks."
+    ),
+    icon="🔁",
+    intro=(
+        "Type the shapes your function will see, in order (as a dynamic batcher would "
+        "feed it), or pick a preset. The lab calls **silu(x + y) * (x − y)** under "
+        "`torch.compile` once per shape, for each dynamic mode from a clean compile "
+        "state, and shows call by call whether Dynamo compiled, recompiled or reused a "
+        "frame, what the compile cost, which guard failed and why, and how close each "
+        "mode came to `recompile_limit`. A bucketing what-if pads the shapes and compares "
+        "compiles against the padding's cost; a variant with a graph break shows what "
+        "breaks cost and what `fullgraph=True` says about them."
+    ),
+    default_shape="512x512",
+    options={
+        "shapes": OptionSpec(
+            default="512x512,1024x1024,2048x2048,3000x3000,4096x4096,512x512",
+            help=SHAPES_HELP,
+            kind="shapes",
+        ),
+        "modes": OptionSpec(
+            default=",".join(RECOMPILE_MODES),
+            help="dynamic modes compared on the same sequence, each from a clean state",
+            choices=RECOMPILE_MODES,
+            kind="multi",
+        ),
+        "dims": OptionSpec(
+            default="0,1",
+            help="dimensions marked dynamic in mark_dynamic and padded when bucketing",
+            choices=("0", "1", "2", "3"),
+            kind="multi",
+        ),
+        "backend": OptionSpec(
+            default="inductor",
+            help="torch.compile backend: eager is Dynamo only (same recompiles, fast compiles)",
+            choices=("inductor", "eager"),
+        ),
+        "bucket": OptionSpec(
+            default="pow2",
+            help="what-if: pad shapes up to buckets and rerun with dynamic=False (off: skip)",
+            choices=("pow2", "multiple", "off"),
+        ),
+        "bucket_multiple": OptionSpec(
+            default=256, help="bucket size N for bucket=multiple", kind="int", low=1, high=65536
+        ),
+        "graph_break": OptionSpec(
+            default="item-branch",
+            help="variant with a graph break: a data-dependent .item() branch or a print()",
+            choices=("item-branch", "print", "off"),
+        ),
+        "recompile_limit": OptionSpec(
+            default=8,
+            help="torch._dynamo.config.recompile_limit for this run (torch's default 8)",
+            kind="int",
+            low=1,
+            high=64,
+        ),
+        "fullgraph": OptionSpec(
+            default=False,
+            help="torch.compile(fullgraph=...): True makes hitting the limit an error",
+            kind="bool",
+        ),
+        "fresh_caches": OptionSpec(
+            default=False,
+            help="compile each mode with empty Inductor caches (cold compile seconds)",
+            kind="bool",
+        ),
+    },
+)

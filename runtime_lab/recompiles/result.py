@@ -1,0 +1,89 @@
+"""Typed results of the recompiles experiment: per call, per dynamic mode, the graph-break variant."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# What happened on one call of a compiled function.
+EVENTS = ("compile", "recompile", "cache hit", "eager fallback", "failed")
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    index: int  # 1-based position in the sequence
+    shape: tuple[int, ...]  # what the compiled function saw (padded when bucketing)
+    requested_shape: tuple[int, ...]  # what the sequence asked for
+    dtype: str
+    event: str  # one of EVENTS
+    call_s: float  # wall seconds of the call, compile included
+    compile_s: float | None = None  # Dynamo's cumulative compile time of compiles in this call
+    compile_id: str | None = None  # the compiled frame that ran the call (None: ran eager)
+    reason: str | None = None  # the guard failure that caused the recompile (first listed)
+    guard_failures: tuple[str, ...] = ()  # every cached frame's failing guard, from the log
+    guard_count: int | None = None  # guards of the frame compiled by this call
+    fx_cache: str | None = None  # Inductor FX graph cache: hit | miss | None (no Inductor)
+    steady_ms: float | None = None  # median per call once compiled, same input
+    steady_iqr_ms: float | None = None
+    eager_ms: float | None = None  # median per call of plain eager, same (unpadded) input
+    padding_bytes: int = 0  # extra bytes moved per call by padding (x, y read; out written)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ModeRun:
+    mode: str  # dynamic=False | dynamic=None | dynamic=True | mark_dynamic | bucketed
+    dynamic: str  # the torch.compile(dynamic=...) argument, as text
+    detail: str  # what the mode does, in words
+    calls: tuple[CallRecord, ...] = ()
+    unique_graphs: int = 0  # counters["stats"]["unique_graphs"]
+    compiles: int = 0  # successful compiles (frames in the cache)
+    recompiles: int = 0
+    cache_hits: int = 0
+    eager_fallbacks: int = 0
+    failed_calls: int = 0
+    compile_s: float = 0.0  # sum of Dynamo's cumulative compile time over the compiles
+    graph_breaks: int = 0
+    recompile_limit: int = 8
+    limit_hit: bool = False
+    limit_state: str | None = None  # what hitting the limit did, in words
+    limit_error: str | None = None  # the exception or Dynamo's failure text, verbatim
+    final_compile_id: str | None = None
+    final_guards: str | None = None  # the newest cached frame's guard tree
+    timing_compiles: int = 0  # compiles that steady-state timing caused (should be 0)
+    error: str | None = None  # the mode as a whole failed
+
+
+@dataclass(frozen=True)
+class GraphBreakResult:
+    variant: str  # item-branch | print
+    source: str
+    shape: tuple[int, ...]
+    dtype: str
+    unique_graphs: int = 0
+    graph_breaks: int = 0
+    reasons: tuple[str, ...] = ()  # first line of each break reason, with its count
+    reason_details: tuple[str, ...] = ()  # each reason in full
+    fullgraph_error_type: str | None = None
+    fullgraph_error: str | None = None
+    matches_eager: bool | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class RecompilesResult:
+    device: str
+    backend: str
+    fullgraph: bool
+    dtype: str  # for entries without their own
+    sequence: tuple[str, ...]  # entry texts, as run
+    dims: tuple[int, ...]
+    recompile_limit: int
+    bucket: str  # pow2 | multiple | off
+    bucket_multiple: int
+    fresh_caches: bool
+    modes: tuple[ModeRun, ...]
+    graph_break: GraphBreakResult | None = None
+    notes: tuple[str, ...] = ()
+
+
+RESULT_TYPE = RecompilesResult  # what the registry rebuilds a stored run into

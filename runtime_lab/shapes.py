@@ -1,0 +1,192 @@
+"""Shapes and shape sequences: parsing, canonical text, presets for what-if runs, bucketing."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Callable
+from typing import Any
+
+DTYPES = ("float32", "bfloat16", "float16")
+DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+MAX_DIMS = 4
+MAX_DIM = 2**31 - 1
+MAX_ELEMENTS = 2**34  # 64 GiB of fp32: beyond any single tensor a lab run needs
+SHAPE_HELP = "1 to 4 positive integers, e.g. 4096x4096, 4096,4096 or 4096 4096"
+NON_ASCII_DIGITS = "uses digits other than 0-9 (type the number with ASCII digits)"
+MAX_SHAPE_TEXT = 200
+MAX_ENTRIES = 32  # calls in a sequence
+MAX_TEXT = 4000  # characters of a sequence
+DTYPE_ALIASES = {
+    "fp32": "float32",
+    "float": "float32",
+    "fp16": "float16",
+    "half": "float16",
+    "bf16": "bfloat16",
+}
+ENTRY_HELP = "1 to 4 positive integers joined by x, e.g. 512x512 or 8x512:float16"
+Entry = tuple[tuple[int, ...], str | None]  # (shape, dtype or None: the run's dtype)
+
+
+def parse_shape(text: Any) -> tuple[int, ...]:
+    """Parse '4096x4096', '4096,4096', '4096 4096' (or a sequence of ints) into a shape tuple."""
+    if isinstance(text, (list, tuple)):
+        parts = [str(p) for p in text]
+    else:
+        raw = str(text if text is not None else "").strip()
+        if not raw:
+            raise ValueError(f"is empty; expected {SHAPE_HELP}")
+        if len(raw) > MAX_SHAPE_TEXT:
+            raise ValueError(f"is {len(raw)} characters long; expected {SHAPE_HELP}")
+        parts = [p for p in re.split(r"\s*[x×X,]\s*|\s+", raw)]
+    if not parts or len(parts) > MAX_DIMS:
+        raise ValueError(f"has {len(parts)} dimensions; expected {SHAPE_HELP}")
+    dims = []
+    for part in parts:
+        shown = part if len(part) <= 20 else part[:20] + "…"
+        if part.strip().isdigit() and not part.strip().isascii():
+            raise ValueError(f"dimension {shown!r} {NON_ASCII_DIGITS}; expected {SHAPE_HELP}")
+        if not re.fullmatch(r"[+]?[0-9]+", part.strip()):
+            raise ValueError(
+                f"dimension {shown!r} is not a positive integer; expected {SHAPE_HELP}"
+            )
+        dims.append(int(part) if len(part.strip()) <= 30 else MAX_DIM + 1)
+    if any(d <= 0 for d in dims):
+        raise ValueError(f"has a dimension ≤ 0 ({dims}); expected {SHAPE_HELP}")
+    if any(d > MAX_DIM for d in dims):
+        raise ValueError(f"has a dimension above {MAX_DIM}; expected {SHAPE_HELP}")
+    if math.prod(dims) > MAX_ELEMENTS:
+        raise ValueError(
+            f"has {math.prod(dims):.3g} elements, above the lab's limit; allowed: at most "
+            f"{MAX_ELEMENTS:.3g} elements (2^34) in total, as {SHAPE_HELP}"
+        )
+    return tuple(dims)
+
+
+def _squares(seed: int) -> str:
+    return "512x512,1024x1024,2048x2048,3000x3000,4096x4096,512x512"
+
+
+def _growing_batch(seed: int) -> str:
+    return ",".join(f"{8 * i}x1024" for i in range(1, 11))
+
+
+def _alternating(seed: int) -> str:
+    return ",".join(["512x512,1024x1024"] * 4)
+
+
+def _odd_sizes(seed: int) -> str:
+    return "255x1024,257x1024,511x1024,513x1024,1023x1024,1025x1024"
+
+
+def _random(seed: int) -> str:
+    rng = random.Random(seed)
+    return ",".join(f"{rng.randint(2, 256)}x512" for _ in range(8))
+
+
+def _pow2_buckets(seed: int) -> str:
+    return "16x1024,32x1024,64x1024,128x1024,256x1024,32x1024,64x1024"
+
+
+def _dtype_change(seed: int) -> str:
+    return "512x512,512x512,512x512:float16,512x512:bfloat16,512x512"
+
+
+# name → (what it shows, generator of the sequence text from a seed)
+PRESETS: dict[str, tuple[str, Callable[[int], str]]] = {
+    "squares": ("growing squares, then back to the first (the issue's example)", _squares),
+    "growing-batch": ("batch 8, 16, … 80 of 1024-wide rows: ten sizes", _growing_batch),
+    "alternating": ("two sizes, alternating four times", _alternating),
+    "odd-sizes": ("batch sizes just off powers of two", _odd_sizes),
+    "random": ("eight random batch sizes from a seed (random:SEED)", _random),
+    "pow2-buckets": ("powers of two only, as bucketing would produce", _pow2_buckets),
+    "dtype-change": ("one shape, its dtype changing mid-sequence", _dtype_change),
+}
+HELP = (
+    f"up to {MAX_ENTRIES} shapes in call order, separated by commas, semicolons or new lines; "
+    "each like 512x512, optionally with a dtype as in 512x512:float16 "
+    f"({', '.join(DTYPES)}), or a preset name ({', '.join(PRESETS)}; random:SEED)"
+)
+
+
+def preset(name: str, seed: int = 0) -> str:
+    """The sequence text of a preset."""
+    return PRESETS[name][1](seed)
+
+
+def _entry_dtype(text: str) -> str | None:
+    name = text.strip().lower()
+    name = DTYPE_ALIASES.get(name, name)
+    if name not in DTYPES:
+        raise ValueError(f"dtype {text.strip()!r} is not supported; allowed: {', '.join(DTYPES)}")
+    return name
+
+
+def _expand(item: str) -> list[str] | None:
+    """A preset reference (name or random:SEED) → its entries; None when it is not one."""
+    name, _, arg = item.partition(":")
+    name = name.strip().lower()
+    if name not in PRESETS:
+        return None
+    if arg and name != "random":
+        raise ValueError(f"preset {item!r}: only random takes a seed (random:SEED)")
+    if arg and not re.fullmatch(r"\s*[0-9]{1,9}\s*", arg):
+        raise ValueError(f"preset {item!r}: the seed must be a whole number ≥ 0, as in random:7")
+    return re.split(r"[,;\n]", preset(name, int(arg) if arg else 0))
+
+
+def parse_sequence(value: object) -> list[Entry]:
+    """Parse a sequence (text or list) into (shape, dtype-or-None) entries; ValueError says why."""
+    if isinstance(value, (list, tuple)):
+        items = [str(v) for v in value]
+    else:
+        text = str(value if value is not None else "").strip()
+        if len(text) > MAX_TEXT:
+            raise ValueError(f"is {len(text)} characters long; allowed: {HELP}")
+        items = re.split(r"[,;\n]", text)
+    items = [i.strip() for i in items if i.strip()]
+    if not items:
+        raise ValueError(f"is empty; allowed: {HELP}")
+    expanded: list[str] = []
+    for item in items:
+        found = _expand(item) if item[:1].isalpha() else None
+        expanded += found if found is not None else [item]
+        if len(expanded) > MAX_ENTRIES:
+            break
+    if len(expanded) > MAX_ENTRIES:
+        raise ValueError(f"has more than {MAX_ENTRIES} shapes; allowed: {HELP}")
+    entries = []
+    for number, item in enumerate(expanded, start=1):
+        shape_text, _, dtype_text = item.partition(":")
+        shown = item if len(item) <= 30 else item[:30] + "…"
+        try:
+            shape = parse_shape(shape_text)
+            dtype = _entry_dtype(dtype_text) if dtype_text else None
+        except ValueError as exc:
+            text = str(exc).replace(SHAPE_HELP, ENTRY_HELP)
+            raise ValueError(f"shape {number} ({shown!r}) {text}") from None
+        entries.append((shape, dtype))
+    return entries
+
+
+def entry_text(shape: tuple[int, ...], dtype: str | None = None) -> str:
+    text = "x".join(str(d) for d in shape)
+    return f"{text}:{dtype}" if dtype else text
+
+
+def canonical(value: object) -> str:
+    """The sequence as canonical text: presets expanded, dtypes spelled out, comma-joined."""
+    return ",".join(entry_text(*e) for e in parse_sequence(value))
+
+
+def bucket(shape: tuple[int, ...], dims: tuple[int, ...], how: str, multiple: int) -> tuple:
+    """The shape padded up on `dims` to a power of two ("pow2") or a multiple ("multiple")."""
+    padded = list(shape)
+    for d in dims:
+        if d < len(padded):
+            n = padded[d]
+            padded[d] = (
+                1 << (n - 1).bit_length() if how == "pow2" else math.ceil(n / multiple) * multiple
+            )
+    return tuple(padded)

@@ -1,0 +1,114 @@
+"""Streams & events' catalog entry: orderings, options, page title, icon and intro."""
+
+from runtime_lab.options import ExperimentInfo, OptionSpec
+
+# name → (what it does, does the ordering guarantee the result?)
+STREAM_VARIANTS: dict[str, tuple[str, bool]] = {
+    "correct": (
+        "record(inputs_ready) → side wait_event → x @ y → record(work_done) → default "
+        "wait_event → consume",
+        True,
+    ),
+    "missing-producer-wait": (
+        "the side stream multiplies x, y without waiting for the default stream to write them",
+        False,
+    ),
+    "missing-consumer-wait": (
+        "the default stream reads z without waiting for the side stream's work_done",
+        False,
+    ),
+    "early-free": (
+        "a temporary made on the default stream, used on the side stream and deleted without "
+        "record_stream: the allocator hands its block to a new tensor at once",
+        False,
+    ),
+    "early-free-record-stream": (
+        "the same temporary with tmp.record_stream(side) before del: reuse waits for the side "
+        "stream",
+        True,
+    ),
+    "early-free-event": (
+        "the same temporary, deleted after default.wait_event(work_done): the block may be "
+        "reused, but only by work ordered after the side stream's",
+        True,
+    ),
+    "wait-stream": (
+        "side.wait_stream(default) and default.wait_stream(side) instead of events",
+        True,
+    ),
+    "synchronize": ("torch.cuda.synchronize() between the steps: correct, the host blocks", True),
+    "serial": ("everything on the default stream: the serial reference", True),
+}
+
+INFO = ExperimentInfo(
+    name="streams",
+    title="Streams & events",
+    summary=(
+        "Side-stream matmul ordered by CUDA events (record / wait_event), checked against a "
+        "default-stream reference; the ordering mistakes run live with slow producers, "
+        "per-stream timelines, host vs device time, overlap and event timing."
+    ),
+    icon="🔀",
+    intro=(
+        "A CUDA stream is an ordered queue; an event is a mark on one queue that another "
+        "can wait for. The default stream writes **x** and **y** and records "
+        "`inputs_ready`; a side stream waits on it, computes **z = x @ y** and records "
+        "`work_done`; the default stream waits on that before it consumes **z**. The lab "
+        "checks z against x @ y on the default stream, then runs each chosen **ordering** "
+        "`trials` times with fresh inputs. A spin kernel of `delay_us` queued ahead of "
+        "each producer keeps the race window open, so a missing wait shows up as wrong "
+        "results out of N. One trial of each ordering is profiled: kernels per stream "
+        "lane, event records (▼) and waits (|), and the host's own calls on one time "
+        "axis. Two independent matmul chains on two streams vs one show when overlap "
+        "pays."
+    ),
+    cpu_note=(
+        "Streams and events are CUDA-only. This machine has no GPU: a run checks x @ y "
+        "against the reference and times it with the host clock; orderings, timelines, "
+        "overlap and event timing need a GPU and are not drawn."
+    ),
+    default_shape="4096x4096",
+    options={
+        "variant": OptionSpec(
+            default=",".join(STREAM_VARIANTS),
+            help="orderings run side by side (comma list); the first is the headline",
+            choices=tuple(STREAM_VARIANTS),
+            kind="multi",
+        ),
+        "trials": OptionSpec(
+            default=20,
+            help="repeats of each variant with fresh random inputs (mismatches out of N)",
+            kind="int",
+            low=1,
+            high=1000,
+        ),
+        "delay_us": OptionSpec(
+            default=1000,
+            help="spin kernel queued ahead of each producer, in µs: the window a missing "
+            "wait leaves open (0: no window)",
+            kind="int",
+            low=0,
+            high=100_000,
+        ),
+        "overlap": OptionSpec(
+            default=True,
+            help="two independent matmul chains on two streams vs one stream: small "
+            "kernels and the spec's shape",
+            kind="bool",
+        ),
+        "overlap_small": OptionSpec(
+            default=512,
+            help="square size of the small-kernel overlap case (few thread blocks each)",
+            kind="int",
+            low=16,
+            high=4096,
+        ),
+        "overlap_kernels": OptionSpec(
+            default=16,
+            help="matmuls per stream in each overlap case",
+            kind="int",
+            low=1,
+            high=256,
+        ),
+    },
+)

@@ -1,0 +1,114 @@
+"""Two streams at once vs one, host calls that block vs enqueue, and event timing of the matmul."""
+
+from __future__ import annotations
+
+import time
+
+import torch
+
+from runtime_lab.streams.result import HostBlocking
+from runtime_lab.streams.variants import lane, mark
+
+
+class OverlapWork:
+    """Two independent chains of square matmuls. Each run is queued behind a spin kernel (the
+    gate) on the default stream, so both queues are full when it ends: how fast the host
+    launches then does not decide how much the streams overlap."""
+
+    def __init__(self, size: int, kernels: int, device, dtype, gate_cycles: int, generator):
+        def rand():
+            return torch.randn(size, size, device=device, dtype=dtype, generator=generator)
+
+        self.a, self.b = [rand(), rand()], [rand(), rand()]
+        self.out = [torch.empty_like(self.a[0]), torch.empty_like(self.a[1])]
+        self.kernels, self.gate_cycles = kernels, gate_cycles
+        self.streams = [torch.cuda.Stream(device), torch.cuda.Stream(device)]
+        self.default = torch.cuda.current_stream(device)
+
+    def gate(self) -> None:
+        with lane("default"):
+            torch.cuda._sleep(self.gate_cycles)
+
+    def serial(self) -> None:
+        with lane("default"):
+            for i in (0, 1):
+                for _ in range(self.kernels):
+                    torch.mm(self.a[i], self.b[i], out=self.out[i])
+
+    def concurrent(self) -> None:
+        for s in self.streams:
+            s.wait_stream(self.default)
+        for _ in range(self.kernels):  # interleaved issue: both queues fill together
+            for i, name in ((0, "a"), (1, "b")):
+                with torch.cuda.stream(self.streams[i]), lane(name):
+                    torch.mm(self.a[i], self.b[i], out=self.out[i])
+        for s in self.streams:
+            self.default.wait_stream(s)
+
+
+def time_overlap(work: OverlapWork, repeat: int, warmup: int = 2) -> tuple[tuple, tuple]:
+    """Device ms of each arrangement: from the gate's end (start event queued behind it) to
+    the end of both chains."""
+    samples: dict[str, tuple[float, ...]] = {}
+    for name, fn in (("serial", work.serial), ("concurrent", work.concurrent)):
+        pairs = []
+        for i in range(warmup + repeat):
+            torch.cuda.synchronize()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            work.gate()
+            start.record(work.default)
+            fn()
+            end.record(work.default)
+            if i >= warmup:
+                pairs.append((start, end))
+        torch.cuda.synchronize()
+        samples[name] = tuple(s.elapsed_time(e) for s, e in pairs)
+    return samples["serial"], samples["concurrent"]
+
+
+def host_blocking(delay_cycles: int, delay_ms: float, trials: int, device) -> tuple:
+    """Host µs of wait_event (enqueues, returns at once) vs event.synchronize() and
+    torch.cuda.synchronize() (block until queued device work ends), with delay_ms queued."""
+    side = torch.cuda.Stream(device)
+    default = torch.cuda.current_stream(device)
+    times: dict[str, list[float]] = {"wait": [], "event_sync": [], "device_sync": []}
+    for _ in range(trials):
+        with torch.cuda.stream(side), lane("side"):
+            torch.cuda._sleep(delay_cycles)
+            done = torch.cuda.Event()
+            with mark("record", "done"):
+                done.record(side)
+        with lane("default"), mark("wait", "done"):
+            t0 = time.perf_counter()
+            default.wait_event(done)
+            times["wait"].append((time.perf_counter() - t0) * 1e6)
+        with mark("sync", "event.synchronize()"):
+            t0 = time.perf_counter()
+            done.synchronize()
+            times["event_sync"].append((time.perf_counter() - t0) * 1e6)
+        with lane("default"):
+            torch.cuda._sleep(delay_cycles)
+        with mark("sync", "torch.cuda.synchronize()"):
+            t0 = time.perf_counter()
+            torch.cuda.synchronize(device)
+            times["device_sync"].append((time.perf_counter() - t0) * 1e6)
+    return (
+        HostBlocking("stream.wait_event(done)", False, tuple(times["wait"]), delay_ms),
+        HostBlocking("done.synchronize()", True, tuple(times["event_sync"]), delay_ms),
+        HostBlocking("torch.cuda.synchronize()", True, tuple(times["device_sync"]), delay_ms),
+    )
+
+
+def event_timing(x, y, side: torch.cuda.Stream, repeat: int) -> tuple[float, ...]:
+    """Event(enable_timing=True).elapsed_time around x @ y on the side stream, per call, as a
+    user would time it by hand (no L2 flush, no warm-up beyond the runs before it)."""
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(repeat)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(repeat)]
+    side.wait_stream(torch.cuda.current_stream(x.device))
+    with torch.cuda.stream(side):
+        for start, end in zip(starts, ends, strict=True):
+            start.record(side)
+            _ = x @ y
+            end.record(side)
+    torch.cuda.synchronize(x.device)
+    return tuple(s.elapsed_time(e) for s, e in zip(starts, ends, strict=True))

@@ -1,0 +1,258 @@
+"""The streams run's report: correctness, variants' mismatches, timelines, overlap, host, timing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from runtime_lab import charts, frames
+from runtime_lab.fmt import fmt_ms
+from runtime_lab.report import Metric, Report, run_json_download
+from runtime_lab.results import stats
+from runtime_lab.streams import charts as cs
+from runtime_lab.streams import frames as fs
+from runtime_lab.streams.figures import primary
+from runtime_lab.streams.result import HARNESS_LABEL, StreamsResult, VariantResult
+
+LANE_NOTE = (
+    "Lanes are the lab's own streams: the lab tags each stream's work with "
+    "record_function('lab:stream:<lane>') and places a kernel by the range its launch was issued "
+    "in (joined by the profiler's correlation id). The profiler's stream ids are CUPTI's, not "
+    "torch.cuda.Stream.stream_id; the table below shows the mapping this run found. Records (▼) "
+    "and waits (|) sit at the device time they take effect, inferred from stream order: the "
+    "profiler does not link a wait to its record."
+)
+RACE_NOTE = (
+    "No mismatch in {trials} trial(s) of {names} (spin {delay:g} ms ahead of each producer, "
+    "shape {shape}). A clean run does not prove the absence of a race: the window depends on "
+    "timing, sizes and the GPU's scheduling. Raise delay_us or trials to widen the search."
+)
+
+
+def _correctness_metrics(run: dict[str, Any], result: StreamsResult) -> list[Metric]:
+    spec = run["spec"]
+    found = [
+        Metric(
+            "max |side − reference|",
+            f"{result.max_abs_diff:.3e}",
+            "largest elementwise difference between the event-ordered side-stream result and "
+            "x @ y on the default stream",
+        ),
+        Metric(
+            "tolerance",
+            "pass" if result.tolerance_passed else "FAIL",
+            f"rtol={result.rtol:g}, atol={result.atol:g} for {spec['dtype']}",
+        ),
+    ]
+    for timing in result.timings:
+        s = stats(timing.primary_ms)
+        clock = "device" if timing.device_ms else "host wall"
+        found.append(
+            Metric(
+                f"{timing.label}, median",
+                fmt_ms(s.median) + (" (noisy)" if s.noisy else ""),
+                f"{clock} time per call; IQR {fmt_ms(s.iqr)} over {s.count} calls after "
+                f"{timing.warmup} warm-up; first call {fmt_ms(timing.first_call_ms)} "
+                "(not in samples)",
+            )
+        )
+    return found
+
+
+def _variant_metrics(result: StreamsResult) -> list[Metric]:
+    found = []
+    for v in result.variants:
+        worst = max(v.diffs, default=0.0)
+        extra = f"; a new tensor got the freed block in {v.reused_block}" if v.reused_block else ""
+        found.append(
+            Metric(
+                f"{v.variant}: wrong results",
+                f"{v.mismatches} / {v.trials}",
+                f"{v.description}. Worst |diff| {worst:.3e}{extra}.",
+            )
+        )
+    for case in result.overlap:
+        found.append(
+            Metric(
+                f"overlap, {case.label} ({case.size}²)",
+                "—" if case.overlap_pct is None else f"{case.overlap_pct:.0f} %",
+                "time both streams run a kernel / time either does, in the profiled run; "
+                f"wall gain two streams vs one: {_gain(case):.1f} %",
+            )
+        )
+    return found
+
+
+def _gain(case) -> float:
+    one, two = stats(case.serial_ms), stats(case.concurrent_ms)
+    return 100.0 * (one.median - two.median) / one.median if one and two else float("nan")
+
+
+def _host_metrics(result: StreamsResult) -> list[Metric]:
+    found = []
+    for b in result.host_blocking:
+        s = stats(b.host_us)
+        verb = "blocks until the queued work ends" if b.blocks else "enqueues and returns"
+        found.append(
+            Metric(
+                f"host: {b.call}",
+                f"{s.median:,.1f} µs",
+                f"{verb}; {b.queued_ms:g} ms of device work was queued ahead; {s.count} samples",
+            )
+        )
+    event, harness = stats(result.event_ms), _harness(result)
+    if event and harness:
+        found.append(
+            Metric(
+                "Event.elapsed_time vs harness",
+                f"{fmt_ms(event.median)} vs {fmt_ms(harness.median)}",
+                "median of the matmul timed by hand with Event(enable_timing=True) on the side "
+                "stream (back to back, warm L2) vs the lab harness on the default stream "
+                "(L2 flush per the spec)",
+            )
+        )
+    return found
+
+
+def _harness(result: StreamsResult):
+    found = [t for t in result.timings if t.label == HARNESS_LABEL]
+    return stats(found[0].device_ms) if found else None
+
+
+def _charts(result: StreamsResult) -> list[tuple[str, alt.TopLevelMixin]]:
+    found: list[tuple[str, alt.TopLevelMixin]] = []
+    if result.streams_supported:  # on CPU there are no streams: no chain to draw
+        steps = cs.steps_chart(fs.steps_frame(result.steps))
+        found.append(("Happens-before: what each stream does, in issue order", steps))
+    variants = fs.variants_frame(result)
+    if not variants.empty:
+        found.append(("Wrong results out of N trials, per ordering", cs.mismatch_chart(variants)))
+        rows = fs.variant_timelines(result)
+        if not rows.empty:
+            order = [v.variant for v in result.variants]
+            title = "Per-stream timeline of one profiled trial of each ordering (hover for detail)"
+            found.append((title, cs.timeline_chart(rows, order)))
+        found.append(("Error of every trial", cs.diffs_chart(fs.trial_diffs_frame(result))))
+    if result.host_blocking:
+        found.append(
+            (
+                "Host vs device: what the host waits for",
+                cs.blocking_chart(fs.blocking_frame(result)),
+            )
+        )
+        rows = fs.timeline_rows("host-blocking round", result.blocking_timeline)
+        if not rows.empty:
+            found.append(
+                (
+                    "Host vs device on one time axis",
+                    cs.timeline_chart(rows, ["host-blocking round"]),
+                )
+            )
+    if result.overlap:
+        found.append(("Overlap: two streams vs one", cs.overlap_chart(fs.overlap_frame(result))))
+        rows = fs.overlap_timelines(result)
+        if not rows.empty:
+            sections = list(dict.fromkeys(rows["section"]))
+            found.append(("Overlap timelines", cs.timeline_chart(rows, sections)))
+    samples = frames.timing_samples(result.timings)
+    if not samples.empty:
+        found.append(
+            (
+                "Time per call (every sample; ◆ median, bar = IQR)",
+                charts.timing_chart(samples, frames.timing_summary(result.timings)),
+            )
+        )
+    event = fs.event_timings(result)
+    if event:
+        found.append(
+            (
+                "Event timing by hand vs the lab harness (same matmul)",
+                charts.timing_chart(frames.timing_samples(event), frames.timing_summary(event)),
+            )
+        )
+    return found
+
+
+def _notes(run: dict[str, Any], result: StreamsResult) -> list[str]:
+    notes = [result.note]
+    if not result.streams_supported:
+        return notes
+    clean = [v for v in result.variants if not v.expected_correct and v.mismatches == 0]
+    if clean:
+        names = ", ".join(v.variant for v in clean)
+        shape = "x".join(str(d) for d in run["spec"]["shape"])
+        notes.append(
+            RACE_NOTE.format(
+                trials=clean[0].trials, names=names, delay=result.delay_ms, shape=shape
+            )
+        )
+    wrong = [v for v in result.variants if v.expected_correct and v.mismatches]
+    if wrong:
+        notes.append(
+            "An ordered variant gave wrong results: "
+            + ", ".join(v.variant for v in wrong)
+            + ". That is a bug worth reporting."
+        )
+    if result.variants:
+        notes.append(LANE_NOTE)
+    return notes
+
+
+def _tables(result: StreamsResult) -> list[tuple[str, pd.DataFrame]]:
+    found = []
+    for title, frame in (
+        ("Orderings", fs.variants_frame(result)),
+        ("Lane mapping: lab stream → profiler stream id", fs.lane_map_frame(result)),
+        ("Overlap", fs.overlap_frame(result)),
+        ("Host calls", fs.blocking_frame(result)),
+        ("Timing summary", frames.timing_summary(result.timings)),
+    ):
+        if not frame.empty:
+            found.append((title, frame))
+    return found
+
+
+def _downloads(run: dict[str, Any], result: StreamsResult) -> list[tuple[str, str, bytes, str]]:
+    found = [run_json_download(run)]
+    rows = pd.concat(
+        [fs.variant_timelines(result), fs.overlap_timelines(result)], ignore_index=True
+    )
+    if not rows.empty:
+        found.append(
+            ("Timeline CSV", "streams-timeline.csv", rows.to_csv(index=False).encode(), "text/csv")
+        )
+    if result.trace_file and Path(result.trace_file).is_file():
+        data = Path(result.trace_file).read_bytes()
+        found.append(("Chrome trace (Perfetto)", "streams-trace.json", data, "application/json"))
+    samples = frames.timing_samples(result.timings)
+    if not samples.empty:
+        found.append(
+            ("Samples CSV", "samples.csv", samples.to_csv(index=False).encode(), "text/csv")
+        )
+    return found
+
+
+def _headline(result: StreamsResult) -> str:
+    head = f"streams {result.device}: max_abs_diff {result.max_abs_diff:.3e}"
+    first: VariantResult | None = primary(result)
+    if first is None:
+        return head
+    return f"{head} · {first.variant}: {first.mismatches}/{first.trials} wrong"
+
+
+def build(run: dict[str, Any], result: StreamsResult) -> Report:
+    wrong_ordered = any(v.expected_correct and v.mismatches for v in result.variants)
+    return Report(
+        headline=_headline(result),
+        ok=result.tolerance_passed and not wrong_ordered,
+        metrics=tuple(
+            _correctness_metrics(run, result) + _variant_metrics(result) + _host_metrics(result)
+        ),
+        charts=tuple(_charts(result)),
+        tables=tuple(_tables(result)),
+        notes=tuple(_notes(run, result)),
+        downloads=tuple(_downloads(run, result)),
+    )

@@ -1,0 +1,121 @@
+"""Typed results of the streams experiment: variants with trials, timelines, overlap, event timing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from runtime_lab.results import Timing
+
+# the harness's timing of the side-stream matmul on the default stream: the run names it, the
+# event-timing frame looks it up
+HARNESS_LABEL = "default stream x @ y"
+
+
+@dataclass(frozen=True)
+class KernelSpan:
+    """One kernel (or memcpy/memset) on the device, placed on the lab's stream lane."""
+
+    name: str
+    lane: str  # the lab's name for the stream ("default", "side", …) or "stream <id>"
+    stream_id: int  # the profiler's (CUPTI) stream id, not torch's Stream.stream_id
+    start_us: float  # relative to the start of the profiled section
+    end_us: float
+    category: str  # kernel | gpu_memcpy | gpu_memset
+
+
+@dataclass(frozen=True)
+class HostCall:
+    """A CUDA runtime call on the host: how long the host was busy (or blocked) issuing it."""
+
+    name: str  # e.g. cudaStreamWaitEvent, cudaEventSynchronize, cudaDeviceSynchronize
+    lane: str  # the stream the call was issued for, or "host" for whole-device syncs
+    start_us: float
+    end_us: float
+
+
+@dataclass(frozen=True)
+class Mark:
+    """An event record or wait as the lab issued it: host issue time and inferred device time."""
+
+    kind: str  # record | wait | wait_stream | sync
+    label: str  # the lab's name for the event, e.g. inputs_ready
+    lane: str
+    host_us: float
+    device_us: float | None  # when it completes (record) or releases its stream (wait)
+
+
+@dataclass(frozen=True)
+class Timeline:
+    kernels: tuple[KernelSpan, ...]
+    host_calls: tuple[HostCall, ...]
+    marks: tuple[Mark, ...]
+    lane_streams: tuple[tuple[str, int], ...]  # lab lane → profiler stream id, as mapped
+
+
+@dataclass(frozen=True)
+class VariantResult:
+    """One ordering of the seed's workload, repeated with fresh random inputs."""
+
+    variant: str
+    description: str
+    expected_correct: bool  # does the ordering guarantee the result?
+    trials: int
+    mismatches: int  # trials outside tolerance against the default-stream reference
+    diffs: tuple[float, ...]  # max |consumed − reference| per trial
+    reused_block: int  # early-free variants: trials where a new tensor got the freed block
+    host_ms: tuple[float, ...]  # host time to issue one trial (blocking calls included)
+    device_ms: tuple[float, ...]  # CUDA-event time of one trial on the default stream
+    timeline: Timeline | None
+    error: str | None = None
+    nonfinite_trials: int = 0  # trials whose consumed z held NaN or inf (garbage memory)
+
+
+@dataclass(frozen=True)
+class OverlapCase:
+    """Two independent workloads: on two streams at once vs one after the other on one stream."""
+
+    label: str
+    size: int  # square matmul size of each kernel
+    kernels_per_stream: int
+    serial_ms: tuple[float, ...]
+    concurrent_ms: tuple[float, ...]
+    overlap_pct: float | None  # time both lanes are busy / time either lane is busy (profiled run)
+    timeline: Timeline | None  # the concurrent arrangement, profiled
+    serial_timeline: Timeline | None = None
+
+
+@dataclass(frozen=True)
+class HostBlocking:
+    """Host time of calls that only enqueue vs calls that wait for the device (µs per call)."""
+
+    call: str
+    blocks: bool
+    host_us: tuple[float, ...]
+    queued_ms: float  # device work queued ahead of the call
+
+
+@dataclass(frozen=True)
+class StreamsResult:
+    """The seed's side-stream matmul: correctness against a default-stream reference, then time."""
+
+    device: str
+    streams_supported: bool
+    max_abs_diff: float
+    tolerance_passed: bool
+    rtol: float
+    atol: float
+    output_shape: tuple[int, ...]
+    steps: tuple[str, ...]
+    timings: tuple[Timing, ...]
+    note: str
+    variants: tuple[VariantResult, ...] = ()
+    delay_ms: float = 0.0
+    sleep_cycles_per_ms: float = 0.0
+    overlap: tuple[OverlapCase, ...] = ()
+    host_blocking: tuple[HostBlocking, ...] = ()
+    event_ms: tuple[float, ...] = ()  # Event(enable_timing=True).elapsed_time of the matmul
+    blocking_timeline: Timeline | None = None  # one profiled round of the host-blocking calls
+    trace_file: str | None = None
+
+
+RESULT_TYPE = StreamsResult  # what the registry rebuilds a stored run into

@@ -1,0 +1,151 @@
+"""The CUDA-only parts of the streams run: variants × trials, overlap, host blocking, one trace."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from typing import Any
+
+import torch
+from torch.profiler import ProfilerActivity, profile, record_function
+
+from runtime_lab import config
+from runtime_lab.lab.base import TOLERANCES, Context, Refused, torch_dtype
+from runtime_lab.lab.profiling import warm_profiler
+from runtime_lab.spec import RunSpec
+from runtime_lab.streams import trace as streamtrace
+from runtime_lab.streams.overlap import (
+    OverlapWork,
+    event_timing,
+    host_blocking,
+    time_overlap,
+)
+from runtime_lab.streams.result import OverlapCase
+from runtime_lab.streams.variants import (
+    VARIANT_FUNCTIONS,
+    Workload,
+    cycles_per_ms,
+    run_trials,
+)
+
+ACTIVITIES = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
+BIG_SIZE_RANGE = (1024, 8192)
+OVERLAP_REPEATS = 20
+# a run that would spin longer than this share of the job timeout is refused up front
+SPIN_BUDGET_FRACTION = 0.5
+
+
+def big_size(spec: RunSpec) -> int:
+    """The GPU-filling overlap case: a square matmul of the spec's largest matrix dim."""
+    low, high = BIG_SIZE_RANGE
+    return min(max(max(spec.shape[-2:]), low), high)
+
+
+def check_budget(spec: RunSpec) -> None:
+    variants = len(spec.option("variant").split(","))
+    spin_s = variants * spec.option("trials") * 2 * spec.option("delay_us") / 1e6
+    budget = SPIN_BUDGET_FRACTION * config.job_timeout_s()
+    if spin_s > budget:
+        raise Refused(
+            f"delay_us × trials × variants would spin the GPU for {spin_s:.0f} s, more than "
+            f"{budget:.0f} s (half the job timeout); lower trials, delay_us or the variants"
+        )
+
+
+def run_cuda_parts(spec: RunSpec, ctx: Context, x, y, side, generator) -> dict[str, Any]:
+    """Everything that needs streams; returns StreamsResult fields."""
+    with torch.cuda.device(ctx.device):  # bare synchronize() and _sleep act on this device
+        return _run(spec, ctx, x, y, side, generator)
+
+
+def _run(spec: RunSpec, ctx: Context, x, y, side, generator) -> dict[str, Any]:
+    device = ctx.device
+    cpm = cycles_per_ms(device)
+    delay_ms = spec.option("delay_us") / 1e3
+    default = torch.cuda.current_stream(device)
+    work = Workload(x.clone(), y.clone(), side, default, int(cpm * delay_ms), generator)
+    tolerance = TOLERANCES[spec.dtype]
+    names = spec.option("variant").split(",")
+    variants = [run_trials(n, work, spec.option("trials"), tolerance, ctx.progress) for n in names]
+    cases = _overlap_cases(spec, ctx, cpm, generator)
+    ctx.progress("host vs device: blocking calls", None, None)
+    blocking = host_blocking(work.delay_cycles, delay_ms, min(spec.option("trials"), 20), device)
+    ctx.progress("event timing", None, None)
+    event_ms = event_timing(x, y, side, spec.repeat)
+    ctx.progress("profiling one trial of each part", None, None)
+    trace = config.data_dir() / "traces" / f"{uuid.uuid4().hex[:12]}-streams.json"
+    _profile(work, names, cases, trace)
+    events = streamtrace.load(trace)
+    variants = [
+        dataclasses.replace(v, timeline=_timeline(events, f"variant:{v.variant}")) for v in variants
+    ]
+    return {
+        "variants": tuple(variants),
+        "delay_ms": delay_ms,
+        "sleep_cycles_per_ms": cpm,
+        "overlap": tuple(_with_timelines(case, events) for case, _ in cases),
+        "host_blocking": blocking,
+        "event_ms": event_ms,
+        "blocking_timeline": _timeline(events, "host-blocking"),
+        "trace_file": str(trace),
+    }
+
+
+def _overlap_cases(spec, ctx, cpm, generator) -> list[tuple[OverlapCase, OverlapWork]]:
+    if not spec.option("overlap"):
+        return []
+    kernels = spec.option("overlap_kernels")
+    gate_cycles = int(cpm * (2.0 + 0.1 * kernels))  # longer than issuing both chains
+    dtype = torch_dtype(spec.dtype)
+    out = []
+    sizes = (("small kernels", spec.option("overlap_small")), ("GPU-filling", big_size(spec)))
+    for label, size in sizes:
+        ctx.progress(f"overlap: {label} ({size}²)", None, None)
+        work = OverlapWork(size, kernels, ctx.device, dtype, gate_cycles, generator)
+        serial, concurrent = time_overlap(work, OVERLAP_REPEATS)
+        case = OverlapCase(label, size, kernels, serial, concurrent, None, None)
+        out.append((case, work))
+    return out
+
+
+def _profile(work: Workload, names, cases, trace) -> None:
+    """One trial of each variant, each overlap arrangement and a host-blocking round, tagged
+    with lab:section ranges, in one profiler session (warmed first: its first session is slow)."""
+    warm_profiler(ACTIVITIES, lambda: torch.cuda.synchronize())
+    with profile(activities=ACTIVITIES) as prof:
+        for name in names:
+            torch.cuda.synchronize()
+            with record_function(f"lab:section:variant:{name}"):
+                VARIANT_FUNCTIONS[name](work)
+                torch.cuda.synchronize()
+        for case, overlap in cases:
+            for arrangement in ("serial", "concurrent"):
+                torch.cuda.synchronize()
+                with record_function(f"lab:section:overlap:{case.label}:{arrangement}"):
+                    overlap.gate()
+                    getattr(overlap, arrangement)()
+                    torch.cuda.synchronize()
+        with record_function("lab:section:host-blocking"):
+            host_blocking(work.delay_cycles, 0.0, 1, work.x.device)
+    trace.parent.mkdir(parents=True, exist_ok=True)
+    prof.export_chrome_trace(str(trace))
+
+
+def _timeline(events, section: str):
+    """A section's timeline, or None when the profiler dropped its range (then: no chart)."""
+    try:
+        return streamtrace.timeline(events, section)
+    except KeyError:
+        return None
+
+
+def _with_timelines(case: OverlapCase, events) -> OverlapCase:
+    concurrent = _timeline(events, f"overlap:{case.label}:concurrent")
+    serial = _timeline(events, f"overlap:{case.label}:serial")
+    pct = streamtrace.overlap_pct(concurrent.kernels, "a", "b") if concurrent else None
+    return dataclasses.replace(
+        case,
+        overlap_pct=pct,
+        timeline=concurrent,
+        serial_timeline=serial,
+    )
