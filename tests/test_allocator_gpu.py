@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from runtime_lab.jobs import JobManager
-from runtime_lab.registry import result_from_record
-from runtime_lab.registry import summary
+from runtime_lab.registry import result_from_record, summary
 from runtime_lab.spec import build_spec
 
 pytestmark = pytest.mark.gpu

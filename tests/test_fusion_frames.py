@@ -5,6 +5,7 @@ import pytest
 from runtime_lab import registry
 from runtime_lab.fusion import charts as charts_fusion
 from runtime_lab.fusion import frames as ff
+from runtime_lab.fusion.figures import mode_figures
 from runtime_lab.fusion.result import (
     CompileLatency,
     FusionResult,
@@ -123,7 +124,7 @@ def _run(result, sweep="256,4096"):
 
 
 def test_modes_frame_values():
-    modes = ff.modes_frame(_result()).set_index("mode")
+    modes = ff.modes_frame(_result(), mode_figures(_result())).set_index("mode")
     assert list(modes.index) == ["eager", "inductor", "inductor-reduce-overhead"]
     assert modes.loc["inductor", "speedup_vs_eager"] == pytest.approx(3.0)
     assert modes.loc["eager", "achieved_gbps"] == pytest.approx(EAGER_BYTES / 3e-3 / 1e9)
@@ -192,7 +193,7 @@ def test_samples_sweep_and_bytes_frames():
 
 
 def test_evidence_checklist():
-    table = ff.evidence_table(_result()).set_index("check")
+    table = ff.evidence_table(_result(), mode_figures(_result())).set_index("check")
     assert list(table.columns) == ["inductor", "inductor-reduce-overhead"]  # no eager column
     assert table.loc["cold compile", "inductor"] == "10.00 s (fresh caches)"
     assert "(hit)" in table.loc["cache persistence", "inductor"]
@@ -227,7 +228,9 @@ def test_compile_chart_spec():
 
 
 def test_roofline_and_sweep_chart_specs():
-    spec = charts_fusion.roofline_chart(ff.modes_frame(_result()), CEILING).to_dict()
+    spec = charts_fusion.roofline_chart(
+        ff.modes_frame(_result(), mode_figures(_result())), CEILING
+    ).to_dict()
     marks = [layer["mark"]["type"] for layer in spec["layer"]]
     assert marks == ["bar", "text", "rule", "text"]
     assert spec["layer"][0]["encoding"]["x"]["field"] == "achieved_gbps"

@@ -1,8 +1,8 @@
-"""Bad-input matrix (issue 7.1): every page form (AppTest) and the CLI, cases from the catalog.
+"""Bad-input matrix (issue 7.1): every page form (AppTest) and the CLI, cases from the registry.
 
 Each case: a message naming the field and what is allowed, no exception or traceback, nothing
 recorded as a run, and the app still runs a valid job afterwards. Pages and options come from
-`catalog.visible()` / `EXPERIMENTS`, so new pages and options are covered when they land.
+`registry.visible()` / `registry.EXPERIMENTS`, so new pages and options are covered when they land.
 """
 
 from __future__ import annotations

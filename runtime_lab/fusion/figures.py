@@ -76,11 +76,14 @@ def _latency(mode: ModeResult | None, scenario: str) -> float | None:
     return None
 
 
-def key_figures(result: FusionResult) -> dict[str, Any]:
-    """The headline numbers, under the names the CLI JSON promises."""
+def key_figures(
+    result: FusionResult, per_mode: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The headline numbers, under the names the CLI JSON promises (per_mode: mode_figures,
+    when the caller has them already)."""
     by_mode = {m.mode: m for m in result.modes}
     eager, compiled = by_mode.get("eager"), _compiled(result)
-    figures = {f["mode"]: f for f in mode_figures(result)}
+    figures = {f["mode"]: f for f in per_mode or mode_figures(result)}
     eager_ms = figures.get("eager", {}).get("steady_state_ms")
     compiled_ms = figures.get(compiled.mode, {}).get("steady_state_ms") if compiled else None
     loops = {k: v.get("loop_us_per_call") for k, v in figures.items()}

@@ -8,7 +8,6 @@ from typing import Any
 import pandas as pd
 
 from runtime_lab import frames
-from runtime_lab.fusion.figures import mode_figures
 from runtime_lab.fusion.result import CompileLatency, FusionResult, ModeResult
 
 # get_compilation_metrics() times are cumulative and nested, outermost first:
@@ -25,12 +24,12 @@ def _status(mode: ModeResult) -> str:
     return "failed tolerance" if mode.tolerance_passed is False else "not run"
 
 
-def modes_frame(result: FusionResult) -> pd.DataFrame:
+def modes_frame(result: FusionResult, figures: list[dict[str, Any]]) -> pd.DataFrame:
     """One row per mode: correctness, kernels, time, verdict, speed-up and bandwidth."""
-    figures = {f["mode"]: f for f in mode_figures(result)}
+    by_mode = {f["mode"]: f for f in figures}
     rows = []
     for mode in result.modes:
-        fig = figures[mode.mode]
+        fig = by_mode[mode.mode]
         fraction = fig.get("ceiling_fraction")
         rows.append(
             {
@@ -254,21 +253,21 @@ def _evidence(mode: ModeResult, fig: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def evidence_frame(result: FusionResult) -> pd.DataFrame:
+def evidence_frame(result: FusionResult, figures: list[dict[str, Any]]) -> pd.DataFrame:
     """The deployment checklist, long-form: one row per compiled mode and check."""
-    figures = {f["mode"]: f for f in mode_figures(result)}
+    by_mode = {f["mode"]: f for f in figures}
     rows = [
         {"mode": m.mode, "check": check, "evidence": text}
         for m in result.modes
         if m.mode != "eager"
-        for check, text in _evidence(m, figures[m.mode]).items()
+        for check, text in _evidence(m, by_mode[m.mode]).items()
     ]
     return pd.DataFrame(rows, columns=["mode", "check", "evidence"])
 
 
-def evidence_table(result: FusionResult) -> pd.DataFrame:
+def evidence_table(result: FusionResult, figures: list[dict[str, Any]]) -> pd.DataFrame:
     """The checklist for reading: one row per check, one column per compiled mode."""
-    long = evidence_frame(result)
+    long = evidence_frame(result, figures)
     if long.empty:
         return long
     wide = long.pivot(index="check", columns="mode", values="evidence")

@@ -10,10 +10,10 @@ import altair as alt
 
 from runtime_lab import charts
 from runtime_lab.fmt import fmt_ms
-from runtime_lab.fusion import charts as charts_fusion
+from runtime_lab.fusion import charts as fc
 from runtime_lab.fusion import frames as ff
 from runtime_lab.fusion.charts import fmt_seconds
-from runtime_lab.fusion.figures import key_figures
+from runtime_lab.fusion.figures import key_figures, mode_figures
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
 from runtime_lab.report import Metric, Report, run_json_download
 
@@ -171,18 +171,16 @@ def _charts(result, modes, kernels, compile_long, order) -> list[tuple[str, alt.
         found.append(
             (
                 "Kernels per call (profiler; stacked by kernel, launches at the bar end)",
-                charts_fusion.kernel_chart(kernels, order),
+                fc.kernel_chart(kernels, order),
             )
         )
     if not compile_long.empty:
-        found.append(
-            ("Compile latency: first call by phase", charts_fusion.compile_chart(compile_long))
-        )
+        found.append(("Compile latency: first call by phase", fc.compile_chart(compile_long)))
     if modes["achieved_gbps"].notna().any():
         found.append(
             (
                 "Bandwidth: achieved GB/s against the copy ceiling",
-                charts_fusion.roofline_chart(modes, result.copy_ceiling_gbps),
+                fc.roofline_chart(modes, result.copy_ceiling_gbps),
             )
         )
     samples = ff.timing_samples(result)
@@ -195,11 +193,11 @@ def _charts(result, modes, kernels, compile_long, order) -> list[tuple[str, alt.
         )
     sweep = ff.sweep_frame(result)
     if not sweep.empty:
-        found.append(("Sweep: time per call against size", charts_fusion.sweep_time_chart(sweep)))
+        found.append(("Sweep: time per call against size", fc.sweep_time_chart(sweep)))
         found.append(
             (
                 "Sweep: achieved GB/s against size",
-                charts_fusion.sweep_gbps_chart(sweep, result.copy_ceiling_gbps),
+                fc.sweep_gbps_chart(sweep, result.copy_ceiling_gbps),
             )
         )
     return found
@@ -225,8 +223,9 @@ def _readable(frame):
 
 def build(run: dict[str, Any], result: FusionResult) -> Report:
     by = {m.mode: m for m in result.modes}
-    key = key_figures(result)
-    modes = ff.modes_frame(result)
+    per_mode = mode_figures(result)  # once: the headline, the modes table and the checklist
+    key = key_figures(result, per_mode)
+    modes = ff.modes_frame(result, per_mode)
     kernels = ff.kernels_frame(result)
     compile_long = ff.compile_frame(result)
     order = [m.mode for m in result.modes]
@@ -236,7 +235,7 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
     tables = [("Modes", _readable(modes)), ("Kernels", _readable(shown))]
     if not compile_long.empty:
         tables.append(("Compile latency (own seconds per phase)", ff.compile_table(result)))
-    evidence = ff.evidence_table(result)
+    evidence = ff.evidence_table(result, per_mode)
     if not evidence.empty:
         tables.append(("Evidence: the deployment checklist per compiled mode", evidence))
     code = tuple(

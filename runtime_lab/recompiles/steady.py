@@ -8,7 +8,7 @@ from runtime_lab.lab.base import Context, torch_dtype
 from runtime_lab.lab.timing import measure
 from runtime_lab.lab.workload import pointwise
 from runtime_lab.recompiles.result import CallRecord
-from runtime_lab.results import stats
+from runtime_lab.results import Stats, stats
 from runtime_lab.shapes import entry_text
 from runtime_lab.spec import RunSpec
 
@@ -24,45 +24,42 @@ def inputs(shape, dtype: str, seed: int, device, dims: tuple[int, ...] | None):
     return x, y
 
 
-def steady_times(compiled, records: list[CallRecord], spec: RunSpec, ctx: Context, marks, label):
-    """Median time per call of each distinct input once compiled (the frames stay as they are)."""
-    found: dict[tuple, tuple[float, float] | None] = {}
-    for record in records:
-        key = (record.shape, record.dtype)
-        if key in found or record.event == "failed":
+def _time_each(
+    fn, calls, spec: RunSpec, ctx: Context, marks, label: str
+) -> dict[tuple, Stats | None]:
+    """Steady-state stats of fn per distinct (shape, dtype), each with inputs of its own."""
+    found: dict[tuple, Stats | None] = {}
+    for index, shape, dtype in calls:
+        if (shape, dtype) in found:
             continue
-        x, y = inputs(record.shape, record.dtype, spec.seed + record.index, ctx.device, marks)
+        text = entry_text(shape, dtype)
+        ctx.progress(f"{label} {text}: timing", None, None)
+        x, y = inputs(shape, dtype, spec.seed + index, ctx.device, marks)
         try:
             t = measure(
-                lambda x=x, y=y: compiled(x, y),
+                lambda x=x, y=y: fn(x, y),
                 device=ctx.device,
-                label=f"{label} {entry_text(record.shape, record.dtype)}",
+                label=f"{label} {text}",
                 warmup=spec.warmup,
                 repeat=spec.repeat,
                 l2_flush=spec.l2_flush,
                 progress=ctx.progress,
             )
-            s = stats(t.primary_ms)
-            found[key] = (s.median, s.iqr)
+            found[(shape, dtype)] = stats(t.primary_ms)
         except Exception:  # e.g. a shape that only ever failed: no steady state to show
-            found[key] = None
+            found[(shape, dtype)] = None
     return found
+
+
+def steady_times(compiled, records: list[CallRecord], spec: RunSpec, ctx: Context, marks, label):
+    """Median and IQR per call of each distinct input once compiled (frames stay as they are)."""
+    calls = [(r.index, r.shape, r.dtype) for r in records if r.event != "failed"]
+    timed = _time_each(compiled, calls, spec, ctx, marks, label)
+    return {key: (s.median, s.iqr) if s else None for key, s in timed.items()}
 
 
 def eager_times(calls, spec: RunSpec, ctx: Context) -> dict[tuple, float | None]:
-    found: dict[tuple, float | None] = {}
-    for i, (shape, dtype) in enumerate(calls, start=1):
-        if (shape, dtype) in found:
-            continue
-        ctx.progress(f"eager reference {entry_text(shape, dtype)}", None, None)
-        x, y = inputs(shape, dtype, spec.seed + i, ctx.device, None)
-        t = measure(
-            lambda x=x, y=y: pointwise(x, y),
-            device=ctx.device,
-            label=f"eager {entry_text(shape, dtype)}",
-            warmup=spec.warmup,
-            repeat=spec.repeat,
-            l2_flush=spec.l2_flush,
-        )
-        found[(shape, dtype)] = stats(t.primary_ms).median
-    return found
+    """Eager's median per distinct input: the reference a compiled call is compared with."""
+    numbered = [(i, shape, dtype) for i, (shape, dtype) in enumerate(calls, start=1)]
+    timed = _time_each(pointwise, numbered, spec, ctx, None, "eager")
+    return {key: s.median if s else None for key, s in timed.items()}

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from runtime_lab import frames
 from runtime_lab.results import Timing, stats
 from runtime_lab.streams.result import HARNESS_LABEL, StreamsResult, Timeline
 
@@ -220,3 +221,30 @@ def steps_frame(steps: Iterable[str]) -> pd.DataFrame:
         lane, _, action = step.partition(": ")
         rows.append({"order": order, "lane": lane, "action": action or lane})
     return pd.DataFrame(rows, columns=["order", "lane", "action"])
+
+
+@dataclasses.dataclass(frozen=True)
+class StreamsFrames:
+    """Every frame a streams report draws, tabulates or offers, built once per report."""
+
+    variants: pd.DataFrame
+    variant_timelines: pd.DataFrame
+    overlap: pd.DataFrame
+    overlap_timelines: pd.DataFrame
+    blocking: pd.DataFrame
+    lane_map: pd.DataFrame
+    samples: pd.DataFrame
+    summary: pd.DataFrame
+
+
+def report_frames(result: StreamsResult) -> StreamsFrames:
+    return StreamsFrames(
+        variants=variants_frame(result),
+        variant_timelines=variant_timelines(result),
+        overlap=overlap_frame(result),
+        overlap_timelines=overlap_timelines(result),
+        blocking=blocking_frame(result),
+        lane_map=lane_map_frame(result),
+        samples=frames.timing_samples(result.timings),
+        summary=frames.timing_summary(result.timings),
+    )

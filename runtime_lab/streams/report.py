@@ -122,15 +122,16 @@ def _harness(result: StreamsResult):
     return stats(found[0].device_ms) if found else None
 
 
-def _charts(result: StreamsResult) -> list[tuple[str, alt.TopLevelMixin]]:
+def _charts(result: StreamsResult, fr: fs.StreamsFrames) -> list[tuple[str, alt.TopLevelMixin]]:
     found: list[tuple[str, alt.TopLevelMixin]] = []
     if result.streams_supported:  # on CPU there are no streams: no chain to draw
         steps = cs.steps_chart(fs.steps_frame(result.steps))
         found.append(("Happens-before: what each stream does, in issue order", steps))
-    variants = fs.variants_frame(result)
-    if not variants.empty:
-        found.append(("Wrong results out of N trials, per ordering", cs.mismatch_chart(variants)))
-        rows = fs.variant_timelines(result)
+    if not fr.variants.empty:
+        found.append(
+            ("Wrong results out of N trials, per ordering", cs.mismatch_chart(fr.variants))
+        )
+        rows = fr.variant_timelines
         if not rows.empty:
             order = [v.variant for v in result.variants]
             title = "Per-stream timeline of one profiled trial of each ordering (hover for detail)"
@@ -140,7 +141,7 @@ def _charts(result: StreamsResult) -> list[tuple[str, alt.TopLevelMixin]]:
         found.append(
             (
                 "Host vs device: what the host waits for",
-                cs.blocking_chart(fs.blocking_frame(result)),
+                cs.blocking_chart(fr.blocking),
             )
         )
         rows = fs.timeline_rows("host-blocking round", result.blocking_timeline)
@@ -152,17 +153,16 @@ def _charts(result: StreamsResult) -> list[tuple[str, alt.TopLevelMixin]]:
                 )
             )
     if result.overlap:
-        found.append(("Overlap: two streams vs one", cs.overlap_chart(fs.overlap_frame(result))))
-        rows = fs.overlap_timelines(result)
+        found.append(("Overlap: two streams vs one", cs.overlap_chart(fr.overlap)))
+        rows = fr.overlap_timelines
         if not rows.empty:
             sections = list(dict.fromkeys(rows["section"]))
             found.append(("Overlap timelines", cs.timeline_chart(rows, sections)))
-    samples = frames.timing_samples(result.timings)
-    if not samples.empty:
+    if not fr.samples.empty:
         found.append(
             (
                 "Time per call (every sample; ◆ median, bar = IQR)",
-                charts.timing_chart(samples, frames.timing_summary(result.timings)),
+                charts.timing_chart(fr.samples, fr.summary),
             )
         )
     event = fs.event_timings(result)
@@ -201,25 +201,25 @@ def _notes(run: dict[str, Any], result: StreamsResult) -> list[str]:
     return notes
 
 
-def _tables(result: StreamsResult) -> list[tuple[str, pd.DataFrame]]:
+def _tables(fr: fs.StreamsFrames) -> list[tuple[str, pd.DataFrame]]:
     found = []
     for title, frame in (
-        ("Orderings", fs.variants_frame(result)),
-        ("Lane mapping: lab stream → profiler stream id", fs.lane_map_frame(result)),
-        ("Overlap", fs.overlap_frame(result)),
-        ("Host calls", fs.blocking_frame(result)),
-        ("Timing summary", frames.timing_summary(result.timings)),
+        ("Orderings", fr.variants),
+        ("Lane mapping: lab stream → profiler stream id", fr.lane_map),
+        ("Overlap", fr.overlap),
+        ("Host calls", fr.blocking),
+        ("Timing summary", fr.summary),
     ):
         if not frame.empty:
             found.append((title, frame))
     return found
 
 
-def _downloads(run: dict[str, Any], result: StreamsResult) -> list[tuple[str, str, bytes, str]]:
+def _downloads(
+    run: dict[str, Any], result: StreamsResult, fr: fs.StreamsFrames
+) -> list[tuple[str, str, bytes, str]]:
     found = [run_json_download(run)]
-    rows = pd.concat(
-        [fs.variant_timelines(result), fs.overlap_timelines(result)], ignore_index=True
-    )
+    rows = pd.concat([fr.variant_timelines, fr.overlap_timelines], ignore_index=True)
     if not rows.empty:
         found.append(
             ("Timeline CSV", "streams-timeline.csv", rows.to_csv(index=False).encode(), "text/csv")
@@ -227,10 +227,9 @@ def _downloads(run: dict[str, Any], result: StreamsResult) -> list[tuple[str, st
     if result.trace_file and Path(result.trace_file).is_file():
         data = Path(result.trace_file).read_bytes()
         found.append(("Chrome trace (Perfetto)", "streams-trace.json", data, "application/json"))
-    samples = frames.timing_samples(result.timings)
-    if not samples.empty:
+    if not fr.samples.empty:
         found.append(
-            ("Samples CSV", "samples.csv", samples.to_csv(index=False).encode(), "text/csv")
+            ("Samples CSV", "samples.csv", fr.samples.to_csv(index=False).encode(), "text/csv")
         )
     return found
 
@@ -244,6 +243,7 @@ def _headline(result: StreamsResult) -> str:
 
 
 def build(run: dict[str, Any], result: StreamsResult) -> Report:
+    fr = fs.report_frames(result)
     wrong_ordered = any(v.expected_correct and v.mismatches for v in result.variants)
     return Report(
         headline=_headline(result),
@@ -251,8 +251,8 @@ def build(run: dict[str, Any], result: StreamsResult) -> Report:
         metrics=tuple(
             _correctness_metrics(run, result) + _variant_metrics(result) + _host_metrics(result)
         ),
-        charts=tuple(_charts(result)),
-        tables=tuple(_tables(result)),
+        charts=tuple(_charts(result, fr)),
+        tables=tuple(_tables(fr)),
         notes=tuple(_notes(run, result)),
-        downloads=tuple(_downloads(run, result)),
+        downloads=tuple(_downloads(run, result, fr)),
     )
