@@ -8,6 +8,8 @@ import pandas as pd
 from runtime_lab import frames
 
 CLOCK_RANGE = {"device": "#4c78a8", "host": "#f58518"}
+STEADY, NOISY = "median", "median, noisy (IQR > 10 % of it)"
+NOISY_COLOR = "#d62728"
 
 
 def _clock_scale(samples: pd.DataFrame) -> alt.Scale:
@@ -17,7 +19,8 @@ def _clock_scale(samples: pd.DataFrame) -> alt.Scale:
 
 
 def timing_chart(samples: pd.DataFrame, summary: pd.DataFrame) -> alt.LayerChart:
-    """Per-call times per label: every sample as a tick, the median as a bold mark, IQR as a bar."""
+    """Per-call times per label: every sample as a tick, the median as a bold mark, IQR as a bar.
+    A noisy series' median is a red triangle, named in the legend: visible without a tooltip."""
     # device and host times differ by orders of magnitude (issuing vs running): log axis then
     both_clocks = samples["clock"].nunique() > 1
     y = alt.Y("label:N", title=None, axis=alt.Axis(labelLimit=320))
@@ -57,11 +60,27 @@ def timing_chart(samples: pd.DataFrame, summary: pd.DataFrame) -> alt.LayerChart
     )
     median = (
         alt.Chart(summary)
-        .mark_point(shape="diamond", size=120, filled=True, color="black")
+        .transform_calculate(steadiness=f"datum.noisy ? '{NOISY}' : '{STEADY}'")
+        .mark_point(size=120, filled=True, color="black")
         .encode(
             x=alt.X("median_ms:Q", scale=x_scale),
             y=y,
             yOffset=offset,
+            shape=alt.Shape(
+                "steadiness:N",
+                scale=alt.Scale(domain=[STEADY, NOISY], range=["diamond", "triangle-up"]),
+                title="median",
+            ),
+            fill=alt.Fill(
+                "steadiness:N",
+                scale=alt.Scale(domain=[STEADY, NOISY], range=["black", NOISY_COLOR]),
+                title="median",
+            ),
+            stroke=alt.Stroke(
+                "steadiness:N",
+                scale=alt.Scale(domain=[STEADY, NOISY], range=["black", NOISY_COLOR]),
+                legend=None,
+            ),
             tooltip=[
                 alt.Tooltip("label:N"),
                 alt.Tooltip("clock:N"),

@@ -101,7 +101,7 @@ def _run(args: argparse.Namespace) -> int:
     except SpecError as exc:
         print(f"runtime_lab: invalid input: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    jobs = JobManager(data_dir=args.data_dir, timeout_s=args.timeout)
+    jobs = JobManager(data_dir=args.data_dir, timeout_s=args.timeout, spare=False)  # one job
     if jobs.history_notice:
         print(f"runtime_lab: warning: {jobs.history_notice}", file=sys.stderr)
     try:

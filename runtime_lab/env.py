@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import os
 import platform
@@ -10,6 +11,21 @@ import subprocess
 from typing import Any
 
 import psutil
+
+THREADS_ENV = "RUNTIME_LAB_TORCH_THREADS"
+
+
+def choose_torch_threads() -> tuple[int, str]:
+    """Intra-op threads for the worker, and why: $RUNTIME_LAB_TORCH_THREADS, else one physical
+    core fewer than the worker may use, left to the server and the browser on the same host
+    (with every core busy, CPU timings would fight them and swing)."""
+    raw = os.environ.get(THREADS_ENV, "").strip()
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw), THREADS_ENV
+    physical = psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
+    with contextlib.suppress(AttributeError, OSError):  # no affinity API on macOS
+        physical = min(physical, len(os.sched_getaffinity(0)))
+    return max(1, physical - 1), "physical cores - 1"
 
 
 def _version(package: str) -> str | None:
@@ -68,7 +84,7 @@ def _gpus(torch: Any) -> list[dict[str, Any]]:
     return gpus
 
 
-def fingerprint() -> dict[str, Any]:
+def fingerprint(torch_threads_source: str | None = None) -> dict[str, Any]:
     """Everything needed to say where a figure came from. Imports torch: worker-side only."""
     import torch
 
@@ -86,7 +102,9 @@ def fingerprint() -> dict[str, Any]:
         "host_cores": psutil.cpu_count(logical=True),
         "host_ram_bytes": memory.total,
         "host_ram_available_bytes": memory.available,
+        "host_physical_cores": psutil.cpu_count(logical=False),
         "torch_threads": torch.get_num_threads(),
+        "torch_threads_source": torch_threads_source,  # None: torch's own default
         "platform": platform.platform(),
         "hostname": platform.node(),
         "pid": os.getpid(),

@@ -23,7 +23,9 @@ CREATE TABLE IF NOT EXISTS runs (
     error TEXT,
     created_at REAL NOT NULL,
     started_at REAL,
-    finished_at REAL
+    finished_at REAL,
+    process_probe_json TEXT,
+    worker_json TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_experiment ON runs(experiment, device);
 """
@@ -41,7 +43,12 @@ COLUMNS = [
     "created_at",
     "started_at",
     "finished_at",
+    "process_probe_json",
+    "worker_json",
 ]
+# JSON columns added after the first release: a database written before gets them (NULL) on open
+ADDED_COLUMNS = ("process_probe_json", "worker_json")
+JSON_COLUMNS = ("spec", "env", "result", "process_probe", "worker")
 LIST_COLUMNS = ("id", "experiment", "device", "status", "label", "created_at", "finished_at")
 
 
@@ -87,6 +94,16 @@ class History:
                 raise sqlite3.DatabaseError(f"integrity check failed: {check}")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(SCHEMA)
+            have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+            for column in ADDED_COLUMNS:
+                if column not in have:
+                    try:
+                        conn.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
+                    except sqlite3.OperationalError as exc:
+                        # another process opening the same file migrated it first: not corrupt
+                        if "duplicate column" not in str(exc):
+                            raise
+            conn.commit()
 
     def _run(self, sql: str, params: tuple = (), *, fetch: str = "") -> Any:
         try:
@@ -116,6 +133,10 @@ class History:
             "spec_json": json.dumps(run["spec"]),
             "env_json": json.dumps(run.get("env") or {}),
             "result_json": json.dumps(run["result"]) if run.get("result") is not None else None,
+            **{
+                f"{c}_json": json.dumps(run[c]) if run.get(c) is not None else None
+                for c in ("process_probe", "worker")
+            },
         }
         names = [c for c in COLUMNS if c != "id"]
         sql = f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})"
@@ -140,8 +161,8 @@ class History:
         row = self._run("SELECT * FROM runs WHERE id = ?", (int(run_id),), fetch="one")
         if row is None:
             return None
-        for column in ("spec", "env", "result"):
-            raw = row.pop(f"{column}_json")
+        for column in JSON_COLUMNS:
+            raw = row.pop(f"{column}_json", None)
             row[column] = json.loads(raw) if raw else None
         return row
 

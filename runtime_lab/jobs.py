@@ -7,77 +7,31 @@ import threading
 import time
 import uuid
 from collections import OrderedDict, deque
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from runtime_lab import config
 from runtime_lab.history import History, HistoryError
+from runtime_lab.job import ACTIVE, FINISHED, Job, wall
 from runtime_lab.spec import RunSpec
+from runtime_lab.workerpool import WorkerPool
 from runtime_lab.workerproc import WorkerDied, WorkerProcess
 
-ACTIVE = ("queued", "running")
-FINISHED = ("done", "failed", "cancelled", "refused")
+__all__ = ["ACTIVE", "FINISHED", "Job", "JobManager"]
+
 KEEP_FINISHED = 500  # finished jobs kept in memory for polling; history keeps them for good
-
-
-@dataclass(frozen=True)
-class Job:
-    """A snapshot of one job, as sessions see it."""
-
-    id: str
-    spec: RunSpec
-    state: str = "queued"  # queued | running | done | failed | cancelled | refused
-    stage: str = ""
-    done: int | None = None
-    total: int | None = None
-    position: int | None = None  # 1 = next to run
-    submitted_at: float = 0.0
-    started_at: float | None = None
-    finished_at: float | None = None
-    device: str | None = None
-    result: dict[str, Any] | None = None
-    error: str | None = None
-    env: dict[str, Any] | None = None
-    run_id: int | None = None
-    history_error: str | None = None
-    joined: int = 1
-    # when the worker itself began and ended the job (time.monotonic() in the worker, one clock
-    # for the whole host): jobs never overlap; None when the worker died before it could say
-    worker_started: float | None = None
-    worker_finished: float | None = None
-    memory_after: dict[str, int] | None = None  # what the worker still held after the job
-
-    @property
-    def finished(self) -> bool:
-        return self.state in FINISHED
-
-    def as_run(self) -> dict[str, Any]:
-        """The job in the shape of a history row (and of the CLI's JSON), so all draw alike."""
-        return {
-            "id": self.run_id,
-            "status": self.state,
-            "spec": self.spec.to_dict(),
-            "env": self.env,
-            "device": self.device,
-            "result": self.result,
-            "error": self.error,
-            "created_at": self.submitted_at,
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-        }
-
-
-def _wall(monotonic: float | None) -> float | None:
-    """A time.monotonic() reading (from any process on this host) as time.time()."""
-    return None if monotonic is None else monotonic + (time.time() - time.monotonic())
 
 
 class JobManager:
     """Thread-safe queue + a dispatcher thread that owns the worker and records finished runs."""
 
     def __init__(
-        self, data_dir: str | Path | None = None, timeout_s: float | None = None, start: bool = True
+        self,
+        data_dir: str | Path | None = None,
+        timeout_s: float | None = None,
+        start: bool = True,
+        spare: bool = True,  # keep a warm spare worker (the CLI, one job, has no use for it)
     ):
         self.data_dir = config.data_dir(data_dir)
         self.timeout_s = timeout_s or config.job_timeout_s()
@@ -91,7 +45,7 @@ class JobManager:
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._queue: deque[str] = deque()
         self._cancel: set[str] = set()
-        self._worker: WorkerProcess | None = None
+        self._pool = WorkerPool(self._worker_env(), spare=spare)
         self.worker_state = "starting"
         self.worker_error: str | None = None
         self.restarts = 0
@@ -156,6 +110,9 @@ class JobManager:
                 "worker_pid": self._worker.pid if self._worker else None,
                 "worker_error": self.worker_error,
                 "restarts": self.restarts,
+                "replaced": self._pool.replaced,  # retired after a job turned a tool on
+                "spare_pid": self._pool.spare.pid if self._pool.spare else None,
+                "spare_starting": self._pool.starting_spare,
                 "queued": len(self._queue),
                 "running": running[0].spec.label if running else None,
                 "timeout_s": self.timeout_s,
@@ -165,8 +122,12 @@ class JobManager:
         with self._lock:
             self._stopped = True
             self._lock.notify_all()
-        if self._worker is not None:
-            self._worker.stop()
+        self._pool.close()
+
+    @property
+    def _worker(self) -> WorkerProcess | None:
+        """The worker that runs the next job (None between a crash and its replacement)."""
+        return self._pool.current
 
     # ---- dispatcher thread ----------------------------------------------------------
     def _update(self, job_id: str, **changes: Any) -> None:
@@ -187,13 +148,12 @@ class JobManager:
         if self._worker is not None and self._worker.alive():
             return self._worker
         self.worker_state = "starting"
-        worker = WorkerProcess(extra_env=self._worker_env())
         try:
-            worker.start()
+            worker = self._pool.ensure()  # the warm spare when there is one
         except (WorkerDied, OSError) as exc:
             self.worker_state, self.worker_error = "failed to start", str(exc)
             return None
-        self._worker, self.env, self.worker_error = worker, worker.env, None
+        self.env, self.worker_error = worker.env, None
         self.worker_state = "idle"
         return worker
 
@@ -208,6 +168,10 @@ class JobManager:
     def _serve(self) -> None:
         self._ensure_worker()
         while True:
+            if not self._queue and not self._stopped:
+                # only now, between jobs: its start-up would compete with a job's timing. A job
+                # queued meanwhile waits for it (at most one start, and only after a replacement)
+                self._pool.start_spare()
             with self._lock:
                 while not self._queue and not self._stopped:
                     self._lock.wait()
@@ -219,8 +183,11 @@ class JobManager:
                 )
             outcome = self._run(job_id)
             self._finish(job_id, **outcome, **self._record(job_id, outcome))
+            disturbed = (outcome.get("worker") or {}).get("disturbed_by")
+            if disturbed and self._worker is not None and not self._stopped:
+                self._pool.retire(disturbed)  # the next job must not time in this process
             if self._worker is None and not self._stopped:
-                self._ensure_worker()  # restart now, so the next job finds it ready
+                self._ensure_worker()  # the spare or a restart now, so the next job finds it ready
 
     def _run(self, job_id: str) -> dict[str, Any]:
         """Send the job to the worker and wait for its outcome; returns the final fields."""
@@ -228,17 +195,20 @@ class JobManager:
         if worker is None:
             return {"state": "failed", "error": f"the worker could not start: {self.worker_error}"}
         self.worker_state = "busy"
-        self._update(job_id, env=worker.env)
+        record = self._pool.sent()
+        self._update(job_id, env=worker.env, worker=record)
         try:
             worker.send({"op": "run", "job_id": job_id, "spec": self._jobs[job_id].spec.to_dict()})
-            return self._pump(job_id, worker)
+            outcome = self._pump(job_id, worker)
         except WorkerDied as exc:
-            return self._drop_worker(
+            outcome = self._drop_worker(
                 "failed", f"{exc} while running this job; the worker was restarted"
             )
         finally:
             if self.worker_state == "busy":
                 self.worker_state = "idle"
+        disturbed = outcome.pop("disturbed", None) or []
+        return {**outcome, "worker": {**record, "disturbed_by": disturbed}}
 
     def _pump(self, job_id: str, worker: WorkerProcess) -> dict[str, Any]:
         deadline = time.monotonic() + self.timeout_s
@@ -268,12 +238,12 @@ class JobManager:
                     "worker_started": message.get("started_mono"),
                     "worker_finished": message.get("finished_mono"),
                     "memory_after": message.get("memory_after"),
+                    "process_probe": message.get("process_probe"),
+                    "disturbed": message.get("disturbed") or [],
                 }
 
     def _drop_worker(self, state: str, error: str) -> dict[str, Any]:
-        if self._worker is not None:
-            self._worker.kill()
-        self._worker = None
+        self._pool.drop()
         self.worker_state = "restarting"
         self.restarts += 1
         return {"state": state, "error": error, "stage": ""}
@@ -296,8 +266,10 @@ class JobManager:
             "created_at": job.submitted_at,
             # the worker's own start and end where it reported them (its monotonic clock is
             # the host's, so one offset turns both into wall time), else the dispatcher's
-            "started_at": _wall(outcome.get("worker_started")) or job.started_at,
-            "finished_at": _wall(outcome.get("worker_finished")) or time.time(),
+            "started_at": wall(outcome.get("worker_started")) or job.started_at,
+            "finished_at": wall(outcome.get("worker_finished")) or time.time(),
+            "process_probe": outcome.get("process_probe"),
+            "worker": outcome.get("worker"),
         }
         try:
             return {"run_id": self.history.add(run)}

@@ -10,6 +10,7 @@ import importlib
 from types import ModuleType
 from typing import Any
 
+from runtime_lab import probe_figures
 from runtime_lab.options import ExperimentInfo
 from runtime_lab.results import from_plain
 
@@ -56,7 +57,8 @@ def build_report(run: dict[str, Any]) -> Any:
     if run.get("status") != "done":
         return not_done(run)
     result = result_from_record(experiment, run.get("result"))
-    return _stage(experiment, "report").build(run, result)
+    # what every experiment shares: a flagged process probe, contended timings, a new worker
+    return probe_figures.annotate(_stage(experiment, "report").build(run, result), run)
 
 
 def summary(run: dict[str, Any]) -> dict[str, Any] | None:

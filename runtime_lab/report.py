@@ -41,6 +41,8 @@ RUN_KEYS = (
     "created_at",
     "started_at",
     "finished_at",
+    "process_probe",  # the job-start probe against the worker's start-up one
+    "worker",  # which worker process ran it, after how many jobs, whether fresh
 )
 
 

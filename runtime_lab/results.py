@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 NOISY_IQR_FRACTION = 0.10
+# Other processes busy on more than this share of the host's cores during a timed phase: the
+# worker's host-side work (dispatch, launches, CPU kernels) competed for the CPU
+CONTENDED_OTHERS_PCT = 25.0
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,15 @@ class Timing:
     warmup: int
     repeat: int
     l2_flush: bool
+    # over the timed samples (psutil): other processes' CPU time as a share of all the host's
+    # cores, and this process's; None where the phase was too short to tell or before this
+    cpu_others_pct: float | None = None
+    cpu_self_pct: float | None = None
+
+    @property
+    def contended(self) -> bool:
+        """Others took more than CONTENDED_OTHERS_PCT of the cores while this was timed."""
+        return self.cpu_others_pct is not None and self.cpu_others_pct > CONTENDED_OTHERS_PCT
 
     @property
     def primary_ms(self) -> tuple[float, ...]:

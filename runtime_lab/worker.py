@@ -89,10 +89,37 @@ def _describe(exc: BaseException) -> tuple[str, bool]:
     return (text + "\n" + tail)[:MAX_ERROR_CHARS], broken
 
 
-def run_job(conn, job_id: str, spec_data: dict[str, Any]) -> bool:
+def _probe() -> dict[str, Any]:
+    """The process probe (lab/probe.py); a failing probe costs neither the job nor the worker."""
+    from runtime_lab.lab import probe
+
+    try:
+        return probe.take()
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]}
+
+
+def _start_up() -> tuple[str, dict[str, Any]]:
+    """Threads, tool tracking and the baseline probe, before the hello: a spare that has said
+    hello has CUDA initialised. Returns why the thread count, and the baseline."""
+    import torch
+
+    from runtime_lab.env import choose_torch_threads
+    from runtime_lab.lab import tooling
+
+    threads, source = choose_torch_threads()
+    torch.set_num_threads(threads)
+    tooling.install()
+    tooling.take()  # a sanitizer on from the environment shows up after the first job
+    return source, _probe()
+
+
+def run_job(
+    conn, job_id: str, spec_data: dict[str, Any], baseline: dict[str, Any] | None = None
+) -> bool:
     """Run one job and send its outcome; returns False when the worker must restart."""
-    from runtime_lab import registry
-    from runtime_lab.lab import base
+    from runtime_lab import probe_figures, registry
+    from runtime_lab.lab import base, tooling
     from runtime_lab.results import to_plain
     from runtime_lab.spec import RunSpec, SpecError
 
@@ -104,6 +131,8 @@ def run_job(conn, job_id: str, spec_data: dict[str, Any]) -> bool:
         "job_id": job_id,
         "started_at": started,
         "started_mono": started_mono,
+        # first of all: what this process's state does to host-side times right now
+        "process_probe": probe_figures.compare(_probe(), baseline),
     }
     keep_going = True
     try:
@@ -121,6 +150,8 @@ def run_job(conn, job_id: str, spec_data: dict[str, Any]) -> bool:
         outcome.update(status="failed", error=reason)
         keep_going = not broken
     finally:
+        # a tool turned on leaves the process slower for later jobs: the server replaces us
+        outcome["disturbed"] = tooling.take()
         outcome["memory_after"] = _release_memory()
         _prune_artefacts()
     outcome["finished_at"], outcome["finished_mono"] = time.time(), time.monotonic()
@@ -170,8 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     from runtime_lab.env import fingerprint
 
+    threads_source, baseline = _start_up()
     try:
-        _send(conn, {"op": "hello", "pid": os.getpid(), "env": fingerprint()})
+        hello = {"op": "hello", "pid": os.getpid(), "env": fingerprint(threads_source)}
+        _send(conn, {**hello, "probe": baseline})
     except OSError:
         return 0
     while True:
@@ -185,7 +218,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if message.get("op") == "shutdown":
             return 0
-        if message.get("op") == "run" and not run_job(conn, message["job_id"], message["spec"]):
+        if message.get("op") == "run" and not run_job(
+            conn, message["job_id"], message["spec"], baseline
+        ):
             return 3
 
 

@@ -45,6 +45,8 @@ class WorkerProcess:
         self.conn = None
         self.env: dict[str, Any] = {}
         self.pid: int | None = None
+        self.baseline_probe: dict[str, Any] | None = None  # its process probe at start-up
+        self.ready_mono: float | None = None  # when its hello came (time.monotonic())
 
     def start(self, timeout_s: float = START_TIMEOUT_S) -> None:
         key = secrets.token_bytes(32)
@@ -68,6 +70,8 @@ class WorkerProcess:
             self.kill()
             raise WorkerDied(f"worker sent no greeting within {timeout_s:.0f} s")
         self.env = hello["env"]
+        self.baseline_probe = hello.get("probe")
+        self.ready_mono = time.monotonic()
 
     def _accept(self, listener: Listener, timeout_s: float):
         box: dict[str, Any] = {}

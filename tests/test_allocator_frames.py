@@ -224,3 +224,22 @@ def test_cli_summary_keys():
     assert figures["empty_cache_cost_ms"] == pytest.approx(2.0)
     assert figures["compiled"]["delta_bytes"] == 512 * MIB
     assert figures["side_stream"]["reused_without_record_stream"] is True
+
+
+def test_report_says_which_timings_ran_under_memory_history():
+    plain = registry.build_report(_run(_result()))  # as stored before the lab said so
+    help_of = {m.label: m.help for m in plain.metrics}
+    assert "memory history" not in help_of["empty_cache every step costs"]
+    assert not any("step_ms" in n for n in plain.notes)
+    result = _result()
+    timed = replace(result.empty_cache, timed_before_history=True)
+    rep = registry.build_report(
+        _run(replace(result, empty_cache=timed, step_ms_under_history=True))
+    )
+    help_of = {m.label: m.help for m in rep.metrics}
+    assert help_of["empty_cache every step costs"].endswith("; timed before any memory history")
+    assert sum("step_ms in the Steps table" in n for n in rep.notes) == 1
+    assert [m.value for m in rep.metrics] == [m.value for m in plain.metrics]
+    assert registry.summary(_run(result)) == registry.summary(
+        _run(replace(result, empty_cache=timed, step_ms_under_history=True))
+    )

@@ -91,6 +91,23 @@ def test_summary_keys_and_sweep(fusion_run):
     assert {(p["mode"], p["side"]) for p in sweep} >= {("eager", 64), ("inductor", 128)}
 
 
+def test_cpu_run_records_lab_and_benchmark_clocks_and_the_best_ceiling(fusion_run):
+    result = result_from_record("fusion", fusion_run["result"])
+    assert result.timed_before_profiling
+    for mode in (m for m in result.modes if m.ran):
+        by = {c.clock: c for c in mode.clocks}
+        assert list(by) == ["lab", "torch.utils.benchmark"], mode.mode  # no do_bench on CPU
+        assert by["lab"].samples_ms == mode.timing.primary_ms
+        bench = by["torch.utils.benchmark"]
+        assert bench.samples_ms and bench.median_ms > 0 and "no L2 flush" in bench.detail
+    assert result.add_gbps > 0 and result.copy_ceiling_gbps > 0
+    assert result.ceiling_gbps == max(result.add_gbps, result.copy_ceiling_gbps)
+    figures = summary(fusion_run)
+    assert set(figures["clocks"]["eager"]) == {"lab", "torch.utils.benchmark"}
+    assert figures["naive_speedup"] > 0 and figures["ceiling_source"]
+    assert figures["ceiling_gbps"] == result.ceiling_gbps
+
+
 def test_tolerance_accepts_a_more_accurate_low_precision_result():
     import torch
 

@@ -11,6 +11,7 @@ from runtime_lab.jobs import JobManager
 from runtime_lab.spec import build_spec
 from runtime_lab.streams import trace as streamtrace
 from runtime_lab.streams.info import STREAM_VARIANTS
+from runtime_lab.streams.result import HIDDEN_DEPENDENCY_LABEL
 
 pytestmark = pytest.mark.gpu
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,6 +78,45 @@ def test_overlap_small_kernels_overlap_more_than_gpu_filling(result):
     assert min(small["concurrent_ms"]) > 0 and min(big["serial_ms"]) > 0
 
 
+@pytest.fixture(scope="module")
+def default_overlap(tmp_path_factory):
+    """A run with the overlap options at their defaults (512², 16 matmuls per stream)."""
+    manager = JobManager(data_dir=tmp_path_factory.mktemp("gpu-overlap"), timeout_s=600)
+    options = {"variant": "correct", "trials": 2}
+    spec = build_spec("streams", "4096x4096", device="cuda", repeat=20, options=options)
+    job = manager.wait(manager.submit(spec), 600)
+    manager.close()
+    assert job.state == "done", job.error
+    return {c["label"]: c for c in job.result["overlap"]}
+
+
+def _median(values):
+    return sorted(values)[len(values) // 2]
+
+
+@pytest.mark.parametrize("which", ["default sizes", "8 kernels"])
+def test_default_stream_op_between_serialises_the_two_streams(default_overlap, result, which):
+    cases = (
+        default_overlap if which == "default sizes" else {c["label"]: c for c in result["overlap"]}
+    )
+    labels = list(cases)
+    assert labels == ["small kernels", HIDDEN_DEPENDENCY_LABEL, "GPU-filling"]
+    small, hidden = cases["small kernels"], cases[HIDDEN_DEPENDENCY_LABEL]
+    assert hidden["hidden_dependency"] and not small["hidden_dependency"]
+    assert (
+        hidden["size"] == small["size"]
+        and hidden["kernels_per_stream"] == small["kernels_per_stream"]
+    )
+    assert small["overlap_pct"] > 20
+    # the same chains, the same streams: only the default-stream op and the waits differ
+    assert hidden["overlap_pct"] < 0.5 * small["overlap_pct"]
+    assert small["overlap_pct"] - hidden["overlap_pct"] > 15
+    assert _median(hidden["concurrent_ms"]) > _median(small["concurrent_ms"])
+    lanes = {k["lane"] for k in hidden["timeline"]["kernels"]}
+    assert {"a", "b", "default"} <= lanes
+    assert hidden["serial_timeline"] is None and small["serial_timeline"] is not None
+
+
 def test_host_blocks_on_synchronize_not_on_wait_event(result):
     by = {b["call"]: b for b in result["host_blocking"]}
     wait = sorted(by["stream.wait_event(done)"]["host_us"])
@@ -124,3 +164,6 @@ def test_cli_keys(tmp_path):
     assert summary["trials"] == 20 and summary["mismatches"] >= 1
     assert {"max_abs_diff", "mismatches", "trials", "lanes", "overlap_pct"} <= set(summary)
     assert set(summary["lanes"]) == {"default", "side"}
+    hidden = summary["overlap_hidden_dependency_pct"]
+    assert hidden == summary["overlap_pct"][HIDDEN_DEPENDENCY_LABEL]
+    assert hidden < summary["overlap_pct"]["small kernels"]

@@ -3,6 +3,7 @@
 import pytest
 
 from runtime_lab.jobs import JobManager
+from runtime_lab.recompiles import report as recompiles_report
 from runtime_lab.registry import build_report as build
 from runtime_lab.registry import result_from_record, summary
 from runtime_lab.spec import build_spec
@@ -111,7 +112,11 @@ def test_summary_keys_and_report(issue_run):
         "state": None,
     }
     report = build(run)
-    assert report.ok and not report.warnings
+    # the experiment's own warnings (a limit hit) are none; the lab's process warnings (a
+    # contended host, a flagged probe) depend on what else this machine runs, so not asserted
+    own = recompiles_report.build(run, result_from_record("recompiles", run["result"]))
+    assert report.ok and not own.warnings
+    assert set(own.warnings) <= set(report.warnings)
     assert report.headline.startswith("recompiles CPU eager, 6 calls: dynamic=False 5 graphs")
     for _, chart in report.charts:
         chart.to_dict()

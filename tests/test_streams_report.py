@@ -12,9 +12,11 @@ from streamlit.testing.v1 import AppTest
 
 from runtime_lab import registry, ui
 from runtime_lab.registry import result_from_record
+from runtime_lab.streams import charts as cs
 from runtime_lab.streams import figures as streams_summary
 from runtime_lab.streams import frames as fs
 from runtime_lab.streams.info import STREAM_VARIANTS
+from runtime_lab.streams.result import HIDDEN_DEPENDENCY_LABEL
 
 RUN = Path(__file__).parent / "fixtures" / "h200" / "streams-run.json.gz"
 
@@ -151,3 +153,58 @@ def test_streams_page_on_cpu_explains_cuda_and_draws_no_timeline(app):
     assert len(at.get("vega_lite_chart")) == 1  # the timing chart only: no fake timeline
     run = ui.manager().history.list()[0]
     assert run["experiment"] == "streams" and run["status"] == "done"
+
+
+def _with_hidden_case(run, overlap_pct=4.0):
+    """The H200 run with a hand-made hidden-dependency case after the small-kernels one."""
+    cases = run["result"]["overlap"]
+    small = next(c for c in cases if c["label"] == "small kernels")
+    hidden = {
+        **small,
+        "label": HIDDEN_DEPENDENCY_LABEL,
+        "concurrent_ms": [2 * v for v in small["concurrent_ms"]],
+        "overlap_pct": overlap_pct,
+        "serial_timeline": None,
+        "hidden_dependency": True,
+    }
+    cases.insert(cases.index(small) + 1, hidden)
+    return run
+
+
+def test_hidden_dependency_case_sits_next_to_the_real_overlap(run):
+    result = _result(_with_hidden_case(run))
+    assert [c.hidden_dependency for c in result.overlap] == [False, True, False]
+    overlap = fs.overlap_frame(result)
+    assert list(overlap["case"]) == ["small kernels", HIDDEN_DEPENDENCY_LABEL, "GPU-filling"]
+    row = overlap.set_index("case").loc[HIDDEN_DEPENDENCY_LABEL]
+    assert row["overlap_pct"] == 4.0 and row["wall_gain_pct"] < 0  # slower than one stream
+    sections = set(fs.overlap_timelines(result)["section"])
+    assert f"{HIDDEN_DEPENDENCY_LABEL}: two streams" in sections
+    assert f"{HIDDEN_DEPENDENCY_LABEL}: one stream" not in sections  # shared with small kernels
+    chart = cs.overlap_chart(overlap).to_dict()
+    assert chart["facet"]["column"]["sort"] == list(overlap["case"])
+    shown = {r["case"] for r in chart["datasets"][chart["data"]["name"]]}
+    assert HIDDEN_DEPENDENCY_LABEL in shown
+
+
+def test_hidden_dependency_case_in_report_and_summary(run):
+    rep = registry.build_report(_with_hidden_case(run))
+    metrics = {m.label: m for m in rep.metrics}
+    hidden = metrics[f"overlap, {HIDDEN_DEPENDENCY_LABEL} (512²)"]
+    assert hidden.value == "4 %" and "wait_stream(default)" in hidden.help
+    assert metrics["overlap, small kernels (512²)"].value == "77 %"
+    assert sum("wait_stream(default)" in n for n in rep.notes) == 1
+    assert any(t == "Overlap: two streams vs one" for t, _ in rep.charts)
+    assert [t for t, _ in rep.tables if t == "Overlap"]
+    summary = registry.summary(_with_hidden_case(run, overlap_pct=None))
+    assert summary["overlap_hidden_dependency_pct"] is None
+    summary = registry.summary(_with_hidden_case(run))
+    assert summary["overlap_hidden_dependency_pct"] == 4.0
+    assert summary["overlap_pct"][HIDDEN_DEPENDENCY_LABEL] == 4.0
+
+
+def test_runs_without_the_hidden_case_show_and_say_nothing_of_it(run):
+    assert "overlap_hidden_dependency_pct" not in registry.summary(run)
+    rep = registry.build_report(run)
+    assert not any("wait_stream(default)" in n for n in rep.notes)
+    assert not any(HIDDEN_DEPENDENCY_LABEL in m.label for m in rep.metrics)

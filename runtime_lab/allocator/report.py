@@ -65,6 +65,11 @@ WHY_CPU_STEPS = [
     "Host RSS of the worker (with children) at each mark; allocated / reserved / peak need CUDA.",
     "The CPU allocator returns large blocks to the OS at free, so RSS falls after del.",
 ]
+STEP_MS_NOTE = (
+    "step_ms in the Steps table was taken while memory history recorded a Python stack for every "
+    "allocation, which slows each step: compare steps with each other, not with timings taken "
+    "without it."
+)
 CPU_NOTE = (
     "On CPU there is no caching allocator to ask: allocated, reserved, peak, snapshots, "
     "empty_cache, side streams and CUDA graphs need CUDA. What runs here is the host side: the "
@@ -122,15 +127,16 @@ def _metrics(result: AllocatorResult, figures: dict[str, Any]) -> list[Metric]:
                 f"{fmt_bytes(c['delta_bytes'])}. " + " ".join(WHY_PEAK),
             )
         )
-    cost = empty_cache_cost_ms(result)
+    cost, e = empty_cache_cost_ms(result), result.empty_cache
     if cost is not None:
         found.append(
             Metric(
                 "empty_cache every step costs",
                 f"{fmt_ms(cost)} per step",
                 f"median round time with empty_cache() after every step minus never, over "
-                f"{result.empty_cache.rounds} rounds of {result.empty_cache.steps} steps; the call "
-                f"alone: {fmt_ms(figures['empty_cache_call_ms'] or 0.0)} (median)",
+                f"{e.rounds} rounds of {e.steps} steps; the call "
+                f"alone: {fmt_ms(figures['empty_cache_call_ms'] or 0.0)} (median)"
+                + ("; timed before any memory history" if e.timed_before_history else ""),
             )
         )
     s = result.side_stream
@@ -260,6 +266,8 @@ def _warnings(result: AllocatorResult) -> list[str]:
 def _notes(result: AllocatorResult) -> list[str]:
     notes = [CPU_NOTE] if result.device == "cpu" else []
     notes += [f"Not run: {s}" for s in result.skipped]
+    if result.step_ms_under_history:
+        notes.append(STEP_MS_NOTE)
     if result.trace_points > len(result.trace):
         notes.append(
             f"Snapshot curves: {result.trace_points:,} trace points, drawn as {len(result.trace):,} "

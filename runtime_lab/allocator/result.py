@@ -96,6 +96,9 @@ class EmptyCacheResult:
     call_ms: tuple[float, ...]  # the empty_cache() calls alone
     never_reserved_bytes: int | None  # reserved at the end of a round
     every_reserved_bytes: int | None
+    # the rounds ran before this job first turned memory history on (False: not stated, as in
+    # runs from before the lab said so, when they ran after the recorded scenarios)
+    timed_before_history: bool = False
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,8 @@ class AllocatorResult:
     final_reserved_bytes: int | None = None
     skipped: tuple[str, ...] = ()  # scenarios not run, with why
     errors: tuple[ScenarioError, ...] = ()
+    # StepRecord.step_ms was taken while memory history recorded (CUDA): slower than without
+    step_ms_under_history: bool = False
 
 
 RESULT_TYPE = AllocatorResult  # what the registry rebuilds a stored run into

@@ -104,19 +104,9 @@ def _round(probe: Probe, calls: Calls, every: bool, call_ms: list[float] | None)
     return (time.perf_counter() - start) * 1e3
 
 
-def empty_cache(probe: Probe, calls: Calls, dtype: str, rounds: int) -> EmptyCacheResult:
-    with probe.recording("empty-cache"):  # one pass each, for the curves
-        for every in (False, True):
-            if every:  # the cache the never pass built, before empty_cache() starts returning it
-                probe.keep_segments("empty-cache")
-            probe.clean()
-            for i, (shape, dt) in enumerate(calls, start=1):
-                label = f"{'every' if every else 'never'} {_label(shape, dt, dtype)}"
-                _step(probe, "empty-cache", i, label, shape, dt)
-                if every:
-                    torch.cuda.empty_cache()
-                    probe.mark("empty-cache", i, label, "after empty_cache")
-    # timed rounds outside the recording (recording stacks costs time), alternating the variants
+def time_empty_cache(probe: Probe, calls: Calls, rounds: int) -> EmptyCacheResult:
+    """Timed rounds, alternating never / every: run before any scenario turns memory history on
+    (recording stacks slows every allocation, and the process stays slower after it is off)."""
     probe.clean()
     _round(probe, calls, False, None)  # warm-up: "never" runs from a filled cache, as in service
     never_reserved = probe.stat("reserved_bytes.all.current")
@@ -127,6 +117,7 @@ def empty_cache(probe: Probe, calls: Calls, dtype: str, rounds: int) -> EmptyCac
         every.append(_round(probe, calls, True, call_ms))
         every_reserved = probe.stat("reserved_bytes.all.current")  # what "every" leaves held
         _round(probe, calls, False, None)  # refill the cache before the next "never" round
+    probe.clean()
     return EmptyCacheResult(
         rounds,
         len(calls),
@@ -135,7 +126,26 @@ def empty_cache(probe: Probe, calls: Calls, dtype: str, rounds: int) -> EmptyCac
         tuple(call_ms),
         never_reserved,
         every_reserved,
+        timed_before_history=True,
     )
+
+
+def empty_cache(
+    probe: Probe, calls: Calls, dtype: str, timed: EmptyCacheResult
+) -> EmptyCacheResult:
+    """The curves of one pass each, recorded; the timing was taken first (time_empty_cache)."""
+    with probe.recording("empty-cache"):
+        for every in (False, True):
+            if every:  # the cache the never pass built, before empty_cache() starts returning it
+                probe.keep_segments("empty-cache")
+            probe.clean()
+            for i, (shape, dt) in enumerate(calls, start=1):
+                label = f"{'every' if every else 'never'} {_label(shape, dt, dtype)}"
+                _step(probe, "empty-cache", i, label, shape, dt)
+                if every:
+                    torch.cuda.empty_cache()
+                    probe.mark("empty-cache", i, label, "after empty_cache")
+    return timed
 
 
 def side_stream(probe: Probe, side: int, dtype: str) -> SideStreamResult:

@@ -114,11 +114,16 @@ def compile_chart(phases: pd.DataFrame) -> alt.LayerChart:
     return alt.layer(bars, labels).properties(height=alt.Step(30))
 
 
-def _ceiling_layers(ceiling: float, channel: str) -> list[alt.Chart]:
-    """A dashed rule at the copy ceiling with its label (channel: the GB/s axis, x or y)."""
-    frame = pd.DataFrame({"ceiling_gbps": [ceiling], "label": [f"copy ceiling {ceiling:.3g} GB/s"]})
+def _ceiling_name(source: str) -> str:
+    return f"{source} ceiling"
+
+
+def _ceiling_layers(ceiling: float, channel: str, source: str = "copy") -> list[alt.Chart]:
+    """A dashed rule at the ceiling with its label (channel: the GB/s axis, x or y)."""
+    name = _ceiling_name(source)
+    frame = pd.DataFrame({"ceiling_gbps": [ceiling], "label": [f"{name} {ceiling:.3g} GB/s"]})
     field = alt.X if channel == "x" else alt.Y
-    tip = [alt.Tooltip("ceiling_gbps:Q", format=".1f", title="copy ceiling (GB/s)")]
+    tip = [alt.Tooltip("ceiling_gbps:Q", format=".1f", title=f"{name} (GB/s)")]
     rule = (
         alt.Chart(frame)
         .mark_rule(color=CEILING_COLOR, strokeDash=[6, 4], size=2)
@@ -133,8 +138,10 @@ def _ceiling_layers(ceiling: float, channel: str) -> list[alt.Chart]:
     return [rule, text]
 
 
-def roofline_chart(modes: pd.DataFrame, ceiling: float | None) -> alt.LayerChart:
-    """Achieved GB/s per mode (bytes model / median time) against the measured copy ceiling."""
+def roofline_chart(
+    modes: pd.DataFrame, ceiling: float | None, source: str = "copy"
+) -> alt.LayerChart:
+    """Achieved GB/s per mode (bytes model / median time) against the best measured ceiling."""
     data = modes[modes["achieved_gbps"].notna()]
     order = list(data["mode"])
     y = alt.Y("mode:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
@@ -149,7 +156,7 @@ def roofline_chart(modes: pd.DataFrame, ceiling: float | None) -> alt.LayerChart
             tooltip=[
                 alt.Tooltip("mode:N"),
                 alt.Tooltip("achieved_gbps:Q", format=".1f", title="GB/s"),
-                alt.Tooltip("ceiling_pct:Q", format=".0f", title="% of copy ceiling"),
+                alt.Tooltip("ceiling_pct:Q", format=".0f", title=f"% of {_ceiling_name(source)}"),
                 alt.Tooltip("transfers_per_element:Q", title="element transfers (bytes model)"),
                 alt.Tooltip("bytes_per_call:Q", format=",", title="bytes per call"),
                 alt.Tooltip("steady_state_ms:Q", format=".4f", title="median ms per call"),
@@ -165,7 +172,7 @@ def roofline_chart(modes: pd.DataFrame, ceiling: float | None) -> alt.LayerChart
         .mark_text(align="left", dx=5, fontSize=12)
         .encode(x="achieved_gbps:Q", y=y, text="label:N")
     )
-    layers = [bars, text] + (_ceiling_layers(ceiling, "x") if ceiling else [])
+    layers = [bars, text] + (_ceiling_layers(ceiling, "x", source) if ceiling else [])
     return alt.layer(*layers).properties(height=alt.Step(34))
 
 
@@ -211,8 +218,10 @@ def sweep_time_chart(sweep: pd.DataFrame) -> alt.Chart:
     )
 
 
-def sweep_gbps_chart(sweep: pd.DataFrame, ceiling: float | None) -> alt.LayerChart:
-    """Achieved GB/s against size, with the copy ceiling the fused kernel can approach."""
+def sweep_gbps_chart(
+    sweep: pd.DataFrame, ceiling: float | None, source: str = "copy"
+) -> alt.LayerChart:
+    """Achieved GB/s against size, with the measured ceiling the fused kernel can approach."""
     lines = (
         alt.Chart(sweep)
         .mark_line(point=alt.OverlayMarkDef(size=60))
@@ -225,5 +234,5 @@ def sweep_gbps_chart(sweep: pd.DataFrame, ceiling: float | None) -> alt.LayerCha
             tooltip=_sweep_tooltip(),
         )
     )
-    layers = [lines] + (_ceiling_layers(ceiling, "y") if ceiling else [])
+    layers = [lines] + (_ceiling_layers(ceiling, "y", source) if ceiling else [])
     return alt.layer(*layers).properties(height=300)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from runtime_lab.fusion.clocks import clock_medians
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
 from runtime_lab.results import stats
 
@@ -17,11 +18,19 @@ def steady_ms(mode: ModeResult) -> float | None:
     return s.median if s else None
 
 
+def ceiling(result: FusionResult) -> tuple[float | None, str]:
+    """The best measured bandwidth and what gave it (runs before the add figure: the copy)."""
+    if result.ceiling_gbps:
+        return result.ceiling_gbps, result.ceiling_source or "copy"
+    return result.copy_ceiling_gbps, "copy"
+
+
 def mode_figures(result: FusionResult) -> list[dict[str, Any]]:
     """One dict per mode: medians, IQR, host vs device, verdict, speed-up, GB/s, ceiling share."""
     by_mode = {m.mode: m for m in result.modes}
     eager_ms = steady_ms(by_mode["eager"]) if "eager" in by_mode else None
     eager_kernels = by_mode["eager"].kernel_count if "eager" in by_mode else None
+    best, _ = ceiling(result)
     rows = []
     for mode in result.modes:
         row: dict[str, Any] = {"mode": mode.mode, "ran": mode.ran, "error": mode.error}
@@ -42,9 +51,8 @@ def mode_figures(result: FusionResult) -> list[dict[str, Any]]:
                 "verdict": _verdict(device, host),
                 "speedup_vs_eager": eager_ms / primary.median if eager_ms else None,
                 "achieved_gbps": gbps,
-                "ceiling_fraction": gbps / result.copy_ceiling_gbps
-                if result.copy_ceiling_gbps
-                else None,
+                "ceiling_fraction": gbps / best if best else None,
+                "ceiling_pct": 100 * gbps / best if best else None,
                 "fewer_kernels_but_slower": bool(
                     eager_ms
                     and eager_kernels
@@ -76,11 +84,30 @@ def _latency(mode: ModeResult | None, scenario: str) -> float | None:
     return None
 
 
+def naive_speedup(result: FusionResult) -> float | None:
+    """What an A/B without warm-up would claim: each arm's first call plus k = repeat calls,
+    eager's total over the compiled mode's, where the compiled first call is the one that
+    compiled in this job (its "first call" or warm-cache record; Timing.first_call_ms is taken
+    after the compile):  (eager first + k·eager median) / (compiled first + k·compiled median)."""
+    eager = next((m for m in result.modes if m.mode == "eager" and m.timing), None)
+    compiled = _compiled(result)
+    if eager is None or compiled is None or compiled.timing is None:
+        return None
+    k = compiled.timing.repeat
+    first = {c.scenario: c.first_call_s for c in compiled.compile}
+    compile_s = first.get("first call", first.get("warm-cache", first.get("cold")))
+    compiled_first = compile_s * 1e3 if compile_s is not None else compiled.timing.first_call_ms
+    naive_eager = eager.timing.first_call_ms + k * steady_ms(eager)
+    naive_compiled = compiled_first + k * steady_ms(compiled)
+    return naive_eager / naive_compiled if naive_compiled > 0 else None
+
+
 def key_figures(
     result: FusionResult, per_mode: list[dict[str, Any]] | None = None
 ) -> dict[str, Any]:
     """The headline numbers, under the names the CLI JSON promises (per_mode: mode_figures,
-    when the caller has them already)."""
+    when the caller has them already). Runs timed before profiling add clocks, naive_speedup
+    and the best ceiling; an older stored run keeps the summary it had."""
     by_mode = {m.mode: m for m in result.modes}
     eager, compiled = by_mode.get("eager"), _compiled(result)
     figures = {f["mode"]: f for f in per_mode or mode_figures(result)}
@@ -88,7 +115,7 @@ def key_figures(
     compiled_ms = figures.get(compiled.mode, {}).get("steady_state_ms") if compiled else None
     loops = {k: v.get("loop_us_per_call") for k, v in figures.items()}
     diffs = [m.max_abs_diff for m in result.modes if m.max_abs_diff is not None]
-    return {
+    found = {
         "eager_kernel_names": [k.name for k in eager.kernels] if eager else [],
         "compiled_mode": compiled.mode if compiled else None,
         "compiled_kernel_names": [k.name for k in compiled.kernels] if compiled else [],
@@ -114,3 +141,18 @@ def key_figures(
             else None
         ),
     }
+    if result.timed_before_profiling:
+        best, source = ceiling(result)
+        found |= {
+            "clocks": clock_medians(result),
+            "naive_speedup": naive_speedup(result),
+            "ceiling_gbps": best,
+            "ceiling_source": source,
+            "add_gbps": result.add_gbps,
+            "theoretical_gbps": result.theoretical_gbps,
+            "max_ceiling_pct": max(
+                (f["ceiling_pct"] for f in figures.values() if f.get("ceiling_pct") is not None),
+                default=None,
+            ),
+        }
+    return found

@@ -12,8 +12,9 @@ from runtime_lab import charts
 from runtime_lab.fmt import fmt_ms
 from runtime_lab.fusion import charts as fc
 from runtime_lab.fusion import frames as ff
+from runtime_lab.fusion import report_checks as checks
 from runtime_lab.fusion.charts import fmt_seconds
-from runtime_lab.fusion.figures import key_figures, mode_figures
+from runtime_lab.fusion.figures import ceiling, key_figures, mode_figures
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
 from runtime_lab.report import Metric, Report, run_json_download
 
@@ -100,7 +101,7 @@ def _metrics(key: dict[str, Any], modes, by: dict[str, ModeResult]) -> list[Metr
         Metric(
             "best % of ceiling",
             "—" if best is None else f"{best['ceiling_pct']:.0f} % ({best['mode']})",
-            "achieved GB/s from the bytes model over the copy ceiling",
+            "achieved GB/s from the bytes model over the best measured ceiling",
         ),
     ]
 
@@ -162,11 +163,12 @@ def _notes(result, key, modes, compile_long, run) -> list[str]:
     missing = [s for s in asked.split(",") if s and int(s) not in done]
     if missing:
         notes.append(f"Sweep sizes skipped (did not fit in free memory): {', '.join(missing)}")
-    return notes + list(result.notes)
+    return notes + checks.naive_note(result, key) + list(result.notes)
 
 
 def _charts(result, modes, kernels, compile_long, order) -> list[tuple[str, alt.TopLevelMixin]]:
     found: list[tuple[str, alt.TopLevelMixin]] = []
+    best, source = ceiling(result)
     if not kernels.empty:
         found.append(
             (
@@ -179,8 +181,8 @@ def _charts(result, modes, kernels, compile_long, order) -> list[tuple[str, alt.
     if modes["achieved_gbps"].notna().any():
         found.append(
             (
-                "Bandwidth: achieved GB/s against the copy ceiling",
-                fc.roofline_chart(modes, result.copy_ceiling_gbps),
+                f"Bandwidth: achieved GB/s against the {source} ceiling",
+                fc.roofline_chart(modes, best, source),
             )
         )
     samples = ff.timing_samples(result)
@@ -191,13 +193,16 @@ def _charts(result, modes, kernels, compile_long, order) -> list[tuple[str, alt.
                 charts.timing_chart(samples, ff.timing_summary(result)),
             )
         )
+    _, clocks = checks.clock_views(result)
+    if clocks is not None:
+        found.append(("Three clocks: median per mode and clock (bar = IQR; × = flagged)", clocks))
     sweep = ff.sweep_frame(result)
     if not sweep.empty:
         found.append(("Sweep: time per call against size", fc.sweep_time_chart(sweep)))
         found.append(
             (
                 "Sweep: achieved GB/s against size",
-                fc.sweep_gbps_chart(sweep, result.copy_ceiling_gbps),
+                fc.sweep_gbps_chart(sweep, best, source),
             )
         )
     return found
@@ -233,6 +238,9 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
     ok = any(m.ran for m in result.modes) and all(m.tolerance_passed for m in checked)
     shown = kernels.drop(columns="kernel") if kernels["kernel"].equals(kernels["name"]) else kernels
     tables = [("Modes", _readable(modes)), ("Kernels", _readable(shown))]
+    clock_table, _ = checks.clock_views(result)
+    if clock_table is not None:
+        tables.append(("Three clocks", clock_table))
     if not compile_long.empty:
         tables.append(("Compile latency (own seconds per phase)", ff.compile_table(result)))
     evidence = ff.evidence_table(result, per_mode)
@@ -246,10 +254,11 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
     return Report(
         headline=_headline(result, key, by),
         ok=ok,
-        metrics=tuple(_metrics(key, modes, by)),
+        metrics=(*_metrics(key, modes, by), *checks.metrics(result, key)),
         charts=tuple(_charts(result, modes, kernels, compile_long, order)),
         tables=tuple(tables),
         notes=tuple(_notes(result, key, modes, compile_long, run)),
         downloads=tuple(_downloads(run, result, kernels)),
         code=code,
+        warnings=tuple(checks.warnings(result, modes)),
     )

@@ -13,6 +13,18 @@ FUSED_TRANSFERS = 3
 
 
 @dataclass(frozen=True)
+class ClockReading:
+    """One mode timed by one clock: the lab's harness, torch.utils.benchmark or triton.do_bench."""
+
+    clock: str  # "lab" | "torch.utils.benchmark" | "triton.do_bench"
+    # as the clock reports them: do_bench's quantile fallback gives these without samples
+    median_ms: float
+    iqr_ms: float | None
+    samples_ms: tuple[float, ...]  # per call (torch.utils.benchmark: per block, ÷ calls in it)
+    detail: str = ""  # what the clock times and how it treats the L2 cache
+
+
+@dataclass(frozen=True)
 class ModeResult:
     mode: str
     ran: bool  # False: not applicable here (e.g. CUDA graphs on CPU) or failed before timing
@@ -37,6 +49,7 @@ class ModeResult:
     compile: tuple[CompileLatency, ...] = ()
     generated_code: str | None = None
     trace_file: str | None = None  # Chrome trace of the profiled calls, under the data dir
+    clocks: tuple[ClockReading, ...] = ()  # the same callable under three clocks; () in old runs
 
 
 @dataclass(frozen=True)
@@ -62,6 +75,15 @@ class FusionResult:
     copy_ceiling_gbps: float | None
     sweep: tuple[SweepPoint, ...] = ()
     notes: tuple[str, ...] = ()
+    # the workload's own byte pattern (2 reads + 1 write, torch.add into a third buffer)
+    add_gbps: float | None = None
+    ceiling_gbps: float | None = None  # the best measured of copy and add: what % of ceiling uses
+    ceiling_source: str | None = None  # "copy" | "add (2 reads + 1 write)"
+    theoretical_gbps: float | None = None  # bus width × memory clock × 2; None: not available
+    theoretical_detail: str = ""  # where the theoretical figure came from, or why there is none
+    # False in runs recorded before every timed phase ran ahead of the job's profiler sessions;
+    # their report and CLI summary stay as they were recorded
+    timed_before_profiling: bool = False
 
 
 RESULT_TYPE = FusionResult  # what the registry rebuilds a stored run into

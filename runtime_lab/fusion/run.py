@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-import uuid
+from dataclasses import replace
 
 import torch
 
@@ -16,15 +16,14 @@ from runtime_lab.fusion.result import (
     FusionResult,
     ModeResult,
 )
-from runtime_lab.fusion.run_extra import copy_ceiling_gbps, fresh_process_latency, sweep
+from runtime_lab.fusion.run_clocks import PROFILED_CALLS, mode_clocks, profile_mode
+from runtime_lab.fusion.run_extra import fresh_process_latency, sweep
 from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab.base import TOLERANCES, Context, element_bytes, torch_dtype
-from runtime_lab.lab.profiling import profile_calls
+from runtime_lab.lab.ceiling import ceilings
 from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure, measure_loop
 from runtime_lab.lab.workload import pointwise
 from runtime_lab.spec import RunSpec
-
-PROFILED_CALLS = 3
 
 
 def estimate_bytes(spec: RunSpec) -> int:
@@ -78,7 +77,11 @@ def _latencies(mode: str, spec: RunSpec, x, y, ctx: Context) -> tuple[object, li
     return fn, found
 
 
-def run_mode(mode: str, spec: RunSpec, tensors: tuple, ctx: Context, latency: bool) -> ModeResult:
+def run_mode(
+    mode: str, spec: RunSpec, tensors: tuple, ctx: Context, latency: bool
+) -> tuple[ModeResult, object]:
+    """Build, check, then time a mode (harness, loop, other clocks); no profiler here. Returns
+    the result and the callable, which the job profiles once every timed phase is done."""
     x, y, eager_out, ref64 = tensors
     device = ctx.device
     fused = mode in INDUCTOR_MODES
@@ -89,7 +92,7 @@ def run_mode(mode: str, spec: RunSpec, tensors: tuple, ctx: Context, latency: bo
         "bytes_moved": transfers * x.numel() * x.element_size(),
     }
     if mode in GRAPH_MODES and device.type != "cuda":
-        return ModeResult(ran=False, error="CUDA graphs need a GPU", **base)
+        return ModeResult(ran=False, error="CUDA graphs need a GPU", **base), None
     ct.clear_records()
     code_mark = ct.code_modules()
     compiles = []
@@ -117,12 +120,8 @@ def run_mode(mode: str, spec: RunSpec, tensors: tuple, ctx: Context, latency: bo
         "cudagraph_skip": ct.cudagraph_skip() if mode == "inductor-reduce-overhead" else None,
     }
     if not checks["tolerance_passed"]:  # correctness before timing: a wrong answer gets no speed
-        return ModeResult(
-            ran=False, error="output outside tolerance against eager: not timed", **info
-        )
-    ctx.progress(f"{mode}: profiling {PROFILED_CALLS} warm calls", None, None)
-    trace = config.data_dir() / "traces" / f"{uuid.uuid4().hex[:12]}-{mode}.json"
-    kernels = profile_calls(fn, device, PROFILED_CALLS, trace)
+        error = "output outside tolerance against eager: not timed"
+        return ModeResult(ran=False, error=error, **info), None
     timing = measure(
         fn,
         device=device,
@@ -133,22 +132,17 @@ def run_mode(mode: str, spec: RunSpec, tensors: tuple, ctx: Context, latency: bo
         progress=ctx.progress,
     )
     loop = measure_loop(fn, device, LOOP_CALLS)
-    count = sum(k.calls_per_run for k in kernels if device.type == "cuda" or _is_compute(k.name))
-    return ModeResult(
+    ctx.progress(f"{mode}: other clocks (torch.utils.benchmark, triton.do_bench)", None, None)
+    result = ModeResult(
         ran=True,
         loop_calls=LOOP_CALLS,
         loop_us_per_call=loop[0],
         loop_host_us_per_call=loop[1],
-        kernels=kernels,
-        kernel_count=count,
         timing=timing,
-        trace_file=str(trace),
+        clocks=mode_clocks(fn, timing, device),
         **info,
     )
-
-
-def _is_compute(name: str) -> bool:
-    return "cpp_fused" in name or name.startswith("aten::")
+    return result, fn
 
 
 def _graph_ok(mode: str, device: torch.device) -> bool | None:
@@ -171,23 +165,30 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
     eager_out = pointwise(x, y)
     ref64 = pointwise(x.double(), y.double())
     modes = spec.option("modes").split(",")
-    results = []
+    results, callables = [], {}
+    # Phase 1, every timed figure of the job: modes, the fresh process, the sweep, the ceiling
     for i, mode in enumerate(modes):
         ctx.progress(f"mode {i + 1}/{len(modes)}: {mode}", i, len(modes))
         latency = spec.option("compile_latency") and mode == _latency_mode(modes)
         try:
-            results.append(run_mode(mode, spec, (x, y, eager_out, ref64), ctx, latency))
+            found, callables[mode] = run_mode(mode, spec, (x, y, eager_out, ref64), ctx, latency)
+            results.append(found)
         except Exception as exc:  # one mode failing (e.g. a compile error) must not hide the rest
-            results.append(
-                ModeResult(mode=mode, ran=False, error=f"{type(exc).__name__}: {exc}"[:2000])
-            )
+            error = f"{type(exc).__name__}: {exc}"[:2000]
+            results.append(ModeResult(mode=mode, ran=False, error=error))
     del ref64
     if spec.option("fresh_process") and _latency_mode(modes):
         ctx.progress("cold compile in a fresh process", None, None)
         results = _add_fresh(results, _latency_mode(modes), spec, device)
-    ctx.progress("copy bandwidth ceiling", None, None)
-    ceiling = copy_ceiling_gbps(device, config.data_dir())
     points = sweep(spec, results, ctx) if spec.option("sweep") else ()
+    ctx.progress("bandwidth ceiling (copy, add)", None, None)
+    ceiling = ceilings(device, config.data_dir())
+    # Phase 2, the job's profiler sessions: after everything timed, on the same callables
+    for i, mode in enumerate(results):
+        if mode.ran and callables.get(mode.mode) is not None:
+            ctx.progress(f"{mode.mode}: profiling {PROFILED_CALLS} warm calls", i, len(results))
+            results[i] = profile_mode(mode, callables[mode.mode], device)
+    callables.clear()
     rtol, atol = TOLERANCES[spec.dtype]
     return FusionResult(
         device=str(device),
@@ -198,8 +199,9 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
         rtol=rtol,
         atol=atol,
         modes=tuple(results),
-        copy_ceiling_gbps=ceiling,
         sweep=tuple(points),
+        timed_before_profiling=True,
+        **ceiling,
     )
 
 
@@ -209,7 +211,5 @@ def _latency_mode(modes: list[str]) -> str | None:
 
 
 def _add_fresh(results: list[ModeResult], mode: str, spec: RunSpec, device) -> list[ModeResult]:
-    from dataclasses import replace
-
     fresh = fresh_process_latency(mode, spec, device)
     return [replace(r, compile=(*r.compile, fresh)) if r.mode == mode else r for r in results]

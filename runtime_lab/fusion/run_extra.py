@@ -1,4 +1,4 @@
-"""Fusion extras: the copy-bandwidth ceiling, cold compile in a fresh process, the size sweep."""
+"""Fusion extras: cold compile in a fresh process, the size sweep (the ceiling: lab/ceiling.py)."""
 
 from __future__ import annotations
 
@@ -8,47 +8,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import torch
 
-from runtime_lab.config import CEILING_FILE
 from runtime_lab.fusion.modes import INDUCTOR_MODES, LOOP_CALLS, build
 from runtime_lab.fusion.result import CompileLatency, ModeResult, SweepPoint
 from runtime_lab.lab.base import free_bytes, torch_dtype
 from runtime_lab.lab.timing import measure, measure_loop
 from runtime_lab.results import stats
 from runtime_lab.spec import RunSpec
-
-COPY_BYTES = {"cuda": 1 << 30, "cpu": 256 << 20}  # far past the L2 / LLC: a DRAM figure
-
-
-def _ceiling_key(device: torch.device) -> str:
-    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
-    return f"{name} | torch {torch.__version__}"
-
-
-def copy_ceiling_gbps(device: torch.device, data_dir: Path) -> float:
-    """Device-to-device copy bandwidth (read + write bytes), measured once per GPU and cached."""
-    path = data_dir / CEILING_FILE
-    cache = json.loads(path.read_text()) if path.exists() else {}
-    key = _ceiling_key(device)
-    if key not in cache:
-        nbytes = COPY_BYTES[device.type]
-        src = torch.empty(nbytes, dtype=torch.uint8, device=device).random_(0, 255)
-        dst = torch.empty_like(src)
-        timing = measure(
-            lambda: dst.copy_(src), device=device, label="copy", warmup=5, repeat=30, l2_flush=False
-        )
-        median_s = stats(timing.primary_ms).median / 1e3
-        cache[key] = {
-            "gbps": 2 * nbytes / median_s / 1e9,
-            "bytes": nbytes,
-            "measured_at": time.time(),
-        }
-        path.write_text(json.dumps(cache, indent=2))
-    return cache[key]["gbps"]
-
 
 FRESH_SCRIPT = """
 import json, sys, time

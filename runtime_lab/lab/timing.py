@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import psutil
 import torch
 
 from runtime_lab.results import Timing
@@ -13,6 +14,11 @@ from runtime_lab.results import Timing
 # samples so each call starts cold. 256 MiB covers the H200's 60 MB L2 several times over.
 CUDA_FLUSH_BYTES = 256 * 2**20
 CPU_FLUSH_BYTES = 64 * 2**20
+
+# /proc/stat and a process's CPU times move in 10 ms ticks per core: a shorter phase's share of
+# the cores could be off by tens of percent, so it is not reported
+MIN_CPU_PHASE_S = 0.1
+_BUSY_FIELDS = ("user", "nice", "system", "irq", "softirq", "steal")  # user already holds guest
 
 Progress = Callable[[str, int | None, int | None], None]
 
@@ -44,10 +50,12 @@ def measure(
         progress(f"{label}: warm-up {i + 1}/{warmup}", i + 1, warmup)
     sync()
     flush = _flush_buffer(device) if l2_flush else None
+    watch = CpuWatch()
     if cuda:
         device_ms, host_ms = _cuda_samples(fn, device, repeat, flush, label, progress)
     else:
         device_ms, host_ms = (), _host_samples(fn, repeat, flush, label, progress)
+    others_pct, self_pct = watch.shares()
     return Timing(
         label=label,
         clock="cuda-events" if cuda else "host-wall",
@@ -57,7 +65,37 @@ def measure(
         warmup=warmup,
         repeat=repeat,
         l2_flush=l2_flush,
+        cpu_others_pct=others_pct,
+        cpu_self_pct=self_pct,
     )
+
+
+class CpuWatch:
+    """Who used the host's CPU between construction and shares(): this process or others."""
+
+    def __init__(self) -> None:
+        self._proc = psutil.Process()
+        self._wall = time.monotonic()
+        self._busy, self._own = self._read()
+
+    def _read(self) -> tuple[float, float]:
+        system = psutil.cpu_times()
+        own = self._proc.cpu_times()
+        return sum(getattr(system, f, 0.0) for f in _BUSY_FIELDS), own.user + own.system
+
+    def shares(self) -> tuple[float | None, float | None]:
+        """(others %, this process %) of all the host's cores; (None, None) if too short."""
+        wall = time.monotonic() - self._wall
+        if wall < MIN_CPU_PHASE_S:
+            return None, None
+        try:
+            busy, own = self._read()
+        except psutil.Error:
+            return None, None
+        capacity = wall * (psutil.cpu_count() or 1)
+        own_s = own - self._own
+        others_s = max(0.0, busy - self._busy - own_s)
+        return round(100 * others_s / capacity, 1), round(100 * own_s / capacity, 1)
 
 
 def _flush_buffer(device: torch.device) -> torch.Tensor:

@@ -1,4 +1,4 @@
-"""Worker diagnostics: jobs that succeed, sleep, raise deep inside torch, crash, hang or OOM."""
+"""Worker diagnostics: jobs that succeed, sleep, raise inside torch, crash, hang, OOM, disturb."""
 
 from __future__ import annotations
 
@@ -24,6 +24,19 @@ def _sleep(seconds: float, ctx: Context) -> None:
         ctx.progress(f"sleeping {i + 1}/{steps}", i + 1, steps)
 
 
+def _memory_history(ctx: Context) -> None:
+    """Memory history on and off again (the process stays slower after); a CPU build has no
+    recorder and raises, but the attempt alone is what the worker must notice."""
+    try:
+        torch.cuda.memory._record_memory_history(max_entries=1000)
+    except (AttributeError, RuntimeError):
+        if ctx.device.type == "cuda":
+            raise
+        return
+    torch.ones(8, device=ctx.device).add_(1)
+    torch.cuda.memory._record_memory_history(enabled=None)
+
+
 def run(spec: RunSpec, ctx: Context) -> SelftestResult:
     behaviour = spec.option("behaviour")
     seconds = float(spec.option("seconds"))
@@ -39,6 +52,12 @@ def run(spec: RunSpec, ctx: Context) -> SelftestResult:
         ctx.progress("hanging on purpose", None, None)
         while True:
             time.sleep(1)
+    elif behaviour == "profile":
+        # a profiler session leaves the process slower: the worker must be replaced after it
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
+            torch.ones(8, device=ctx.device).add_(1)
+    elif behaviour == "memory-history":
+        _memory_history(ctx)
     elif behaviour == "oom":
         free = torch.cuda.mem_get_info(ctx.device)[0] if ctx.device.type == "cuda" else 2**50
         torch.empty(int(free * 2), dtype=torch.uint8, device=ctx.device)

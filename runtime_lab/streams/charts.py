@@ -127,7 +127,7 @@ def overlap_chart(overlap: pd.DataFrame) -> alt.FacetChart:
             ],
         )
         .properties(height=alt.Step(26), width=260)
-        .facet(column=alt.Column("case:N", title=None))
+        .facet(column=alt.Column("case:N", title=None, sort=list(overlap["case"])))
         .resolve_scale(x="independent")
     )
 

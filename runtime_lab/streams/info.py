@@ -60,7 +60,7 @@ INFO = ExperimentInfo(
         "results out of N. One trial of each ordering is profiled: kernels per stream "
         "lane, event records (▼) and waits (|), and the host's own calls on one time "
         "axis. Two independent matmul chains on two streams vs one show when overlap "
-        "pays."
+        "pays, and how a default-stream op between their launches serialises them."
     ),
     cpu_note=(
         "Streams and events are CUDA-only. This machine has no GPU: a run checks x @ y "
@@ -93,7 +93,7 @@ INFO = ExperimentInfo(
         "overlap": OptionSpec(
             default=True,
             help="two independent matmul chains on two streams vs one stream: small "
-            "kernels and the spec's shape",
+            "kernels (also with a default-stream op between launches) and the spec's shape",
             kind="bool",
         ),
         "overlap_small": OptionSpec(

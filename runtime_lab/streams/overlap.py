@@ -21,6 +21,7 @@ class OverlapWork:
 
         self.a, self.b = [rand(), rand()], [rand(), rand()]
         self.out = [torch.empty_like(self.a[0]), torch.empty_like(self.a[1])]
+        self.metric = torch.zeros((), device=device, dtype=dtype)  # a per-step figure, on default
         self.kernels, self.gate_cycles = kernels, gate_cycles
         self.streams = [torch.cuda.Stream(device), torch.cuda.Stream(device)]
         self.default = torch.cuda.current_stream(device)
@@ -45,12 +46,34 @@ class OverlapWork:
         for s in self.streams:
             self.default.wait_stream(s)
 
+    def default_op_between(self) -> None:
+        """concurrent() with a small default-stream op after each launch, reading that chain's
+        output (so the default stream waits for it), and each chain waiting for the default
+        stream before its next matmul (the usual guard for inputs made there). torch's side
+        streams are non-blocking (the legacy default stream does not sync with them by itself):
+        it is these explicit waits that chain a's matmul → the op → b's matmul → the op → …"""
+        for _ in range(self.kernels):
+            for i, name in ((0, "a"), (1, "b")):
+                stream = self.streams[i]
+                with torch.cuda.stream(stream), lane(name):
+                    with mark("wait_stream", "default"):
+                        stream.wait_stream(self.default)
+                    torch.mm(self.a[i], self.b[i], out=self.out[i])
+                with lane("default"):
+                    with mark("wait_stream", name):
+                        self.default.wait_stream(stream)
+                    self.metric.add_(self.out[i][0, 0])
+        for s in self.streams:
+            self.default.wait_stream(s)
 
-def time_overlap(work: OverlapWork, repeat: int, warmup: int = 2) -> tuple[tuple, tuple]:
-    """Device ms of each arrangement: from the gate's end (start event queued behind it) to
-    the end of both chains."""
+
+def time_overlap(
+    work: OverlapWork, repeat: int, two_streams: str = "concurrent", warmup: int = 2
+) -> tuple[tuple, tuple]:
+    """Device ms of one stream and of the two-stream arrangement named (an OverlapWork method):
+    from the gate's end (start event queued behind it) to the end of both chains."""
     samples: dict[str, tuple[float, ...]] = {}
-    for name, fn in (("serial", work.serial), ("concurrent", work.concurrent)):
+    for name, fn in (("serial", work.serial), ("concurrent", getattr(work, two_streams))):
         pairs = []
         for i in range(warmup + repeat):
             torch.cuda.synchronize()

@@ -25,6 +25,13 @@ LANE_NOTE = (
     "and waits (|) sit at the device time they take effect, inferred from stream order: the "
     "profiler does not link a wait to its record."
 )
+HIDDEN_NOTE = (
+    "Two streams + default-stream op between: after each matmul launch a small op on the default "
+    "stream reads that chain's output (so the default stream waits for it) and each side stream "
+    "waits for the default stream before its next matmul (side.wait_stream(default), the usual "
+    "guard for inputs made there); through the default stream every matmul then waits for the "
+    "other chain's last one, and the two chains run one after the other."
+)
 RACE_NOTE = (
     "No mismatch in {trials} trial(s) of {names} (spin {delay:g} ms ahead of each producer, "
     "shape {shape}). A clean run does not prove the absence of a race: the window depends on "
@@ -75,11 +82,12 @@ def _variant_metrics(result: StreamsResult) -> list[Metric]:
             )
         )
     for case in result.overlap:
+        why = f"{HIDDEN_NOTE} " if case.hidden_dependency else ""
         found.append(
             Metric(
                 f"overlap, {case.label} ({case.size}²)",
                 "—" if case.overlap_pct is None else f"{case.overlap_pct:.0f} %",
-                "time both streams run a kernel / time either does, in the profiled run; "
+                f"{why}time both streams run a kernel / time either does, in the profiled run; "
                 f"wall gain two streams vs one: {_gain(case):.1f} %",
             )
         )
@@ -198,6 +206,8 @@ def _notes(run: dict[str, Any], result: StreamsResult) -> list[str]:
         )
     if result.variants:
         notes.append(LANE_NOTE)
+    if any(c.hidden_dependency for c in result.overlap):
+        notes.append(HIDDEN_NOTE)
     return notes
 
 

@@ -9,6 +9,8 @@ from runtime_lab.results import Timing
 # the harness's timing of the side-stream matmul on the default stream: the run names it, the
 # event-timing frame looks it up
 HARNESS_LABEL = "default stream x @ y"
+# the overlap case whose two chains are serialised through the default stream
+HIDDEN_DEPENDENCY_LABEL = "two streams + default-stream op between"
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,9 @@ class OverlapCase:
     overlap_pct: float | None  # time both lanes are busy / time either lane is busy (profiled run)
     timeline: Timeline | None  # the concurrent arrangement, profiled
     serial_timeline: Timeline | None = None
+    # the two chains launched with a default-stream op between them (each side stream waits on
+    # the default stream): concurrent_ms, overlap_pct and timeline are of that arrangement
+    hidden_dependency: bool = False
 
 
 @dataclass(frozen=True)

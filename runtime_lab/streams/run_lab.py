@@ -20,7 +20,7 @@ from runtime_lab.streams.overlap import (
     host_blocking,
     time_overlap,
 )
-from runtime_lab.streams.result import OverlapCase
+from runtime_lab.streams.result import HIDDEN_DEPENDENCY_LABEL, OverlapCase
 from runtime_lab.streams.variants import (
     VARIANT_FUNCTIONS,
     Workload,
@@ -31,6 +31,7 @@ from runtime_lab.streams.variants import (
 ACTIVITIES = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
 BIG_SIZE_RANGE = (1024, 8192)
 OVERLAP_REPEATS = 20
+HIDDEN_ARRANGEMENT = "default_op_between"  # the OverlapWork method of the hidden-dependency case
 # a run that would spin longer than this share of the job timeout is refused up front
 SPIN_BUDGET_FRACTION = 0.5
 
@@ -103,9 +104,30 @@ def _overlap_cases(spec, ctx, cpm, generator) -> list[tuple[OverlapCase, Overlap
         ctx.progress(f"overlap: {label} ({size}²)", None, None)
         work = OverlapWork(size, kernels, ctx.device, dtype, gate_cycles, generator)
         serial, concurrent = time_overlap(work, OVERLAP_REPEATS)
-        case = OverlapCase(label, size, kernels, serial, concurrent, None, None)
-        out.append((case, work))
+        out.append((OverlapCase(label, size, kernels, serial, concurrent, None, None), work))
+        if label == "small kernels":  # where overlap pays, so where losing it shows
+            ctx.progress(f"overlap: {HIDDEN_DEPENDENCY_LABEL} ({size}²)", None, None)
+            serial, hidden = time_overlap(work, OVERLAP_REPEATS, HIDDEN_ARRANGEMENT)
+            case = OverlapCase(
+                HIDDEN_DEPENDENCY_LABEL,
+                size,
+                kernels,
+                serial,
+                hidden,
+                None,
+                None,
+                hidden_dependency=True,
+            )
+            out.append((case, work))
     return out
+
+
+def _arrangements(case: OverlapCase) -> tuple[tuple[str, str], ...]:
+    """(trace section, OverlapWork method) to profile per case; the hidden-dependency case
+    shares its one-stream run with the small-kernels case, so only its two streams are traced."""
+    if case.hidden_dependency:
+        return (("concurrent", HIDDEN_ARRANGEMENT),)
+    return (("serial", "serial"), ("concurrent", "concurrent"))
 
 
 def _profile(work: Workload, names, cases, trace) -> None:
@@ -119,11 +141,11 @@ def _profile(work: Workload, names, cases, trace) -> None:
                 VARIANT_FUNCTIONS[name](work)
                 torch.cuda.synchronize()
         for case, overlap in cases:
-            for arrangement in ("serial", "concurrent"):
+            for section, method in _arrangements(case):
                 torch.cuda.synchronize()
-                with record_function(f"lab:section:overlap:{case.label}:{arrangement}"):
+                with record_function(f"lab:section:overlap:{case.label}:{section}"):
                     overlap.gate()
-                    getattr(overlap, arrangement)()
+                    getattr(overlap, method)()
                     torch.cuda.synchronize()
         with record_function("lab:section:host-blocking"):
             host_blocking(work.delay_cycles, 0.0, 1, work.x.device)

@@ -1,0 +1,86 @@
+"""What the fusion report adds for runs timed before profiling: clocks, ceiling, naive A/B."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from runtime_lab.fusion.charts_clocks import clocks_chart
+from runtime_lab.fusion.clocks import clock_warning, clocks_frame
+from runtime_lab.fusion.figures import ceiling
+from runtime_lab.fusion.result import FusionResult
+from runtime_lab.report import Metric
+
+OVER_CEILING_PCT = 101.0  # beyond timer noise: the "ceiling" was not the device's limit
+
+
+def metrics(result: FusionResult, key: dict[str, Any]) -> list[Metric]:
+    if not result.timed_before_profiling:
+        return []
+    best, source = ceiling(result)
+    add = result.add_gbps
+    peak = result.theoretical_gbps
+    naive, measured = key.get("naive_speedup"), key.get("measured_speedup")
+    return [
+        Metric(
+            "ceiling (best measured)",
+            "—" if best is None else f"{best:,.1f} GB/s ({source})",
+            f"the higher of the copy and torch.add(x, y, out=z) "
+            f"({'—' if add is None else f'{add:,.1f}'} GB/s, 2 reads + 1 write); % of ceiling uses it",
+        ),
+        Metric(
+            "theoretical peak",
+            "not available" if peak is None else f"{peak:,.1f} GB/s",
+            result.theoretical_detail or None,
+        ),
+        Metric(
+            "speed-up: naive A/B vs measured",
+            f"{'—' if naive is None else f'{naive:.3g}×'} vs "
+            f"{'—' if measured is None else f'{measured:.3g}×'}",
+            "naive: each arm's first call plus `repeat` calls, no warm-up, totals compared; "
+            "measured: warm steady-state medians",
+        ),
+    ]
+
+
+def warnings(result: FusionResult, modes: pd.DataFrame) -> list[str]:
+    if not result.timed_before_profiling:
+        return []
+    found = []
+    best, source = ceiling(result)
+    over = modes[modes["ceiling_pct"].notna() & (modes["ceiling_pct"] > OVER_CEILING_PCT)]
+    for row in over.itertuples():
+        mb = row.bytes_per_call / 1e6
+        found.append(
+            f"{row.mode} reaches {row.ceiling_pct:.1f} % of the {source} ceiling "
+            f"({best:,.0f} GB/s): {row.ceiling_pct - 100:.1f} % above what was measured as the "
+            f"limit ({row.achieved_gbps:,.0f} GB/s from the bytes model, {mb:,.1f} MB per call; "
+            "a working set that fits in cache, or a byte pattern the ceiling does not share, "
+            "can do this)."
+        )
+    clocks = clock_warning(result)
+    return found + ([clocks] if clocks else [])
+
+
+def naive_note(result: FusionResult, key: dict[str, Any]) -> list[str]:
+    naive, measured = key.get("naive_speedup"), key.get("measured_speedup")
+    if not (result.timed_before_profiling and naive and measured):
+        return []
+    return [
+        f"A naive A/B would report {naive:.3g}× where the measured speed-up is {measured:.3g}×: "
+        f"it counts {key['compiled_mode']}'s compile in its first call (the compiled arm only) "
+        "and averages a few calls without warm-up, so it measures compile cost plus steady "
+        "state, not the steady state alone."
+    ]
+
+
+def clock_views(result: FusionResult):
+    """("Three clocks" table, chart) or (None, None) when no mode recorded clocks."""
+    frame = clocks_frame(result)
+    if frame.empty:
+        return None, None
+    table = frame[["mode", "clock", "median_ms", "iqr_ms", "ratio_to_lab", "flagged", "detail"]]
+    chart: alt.TopLevelMixin = clocks_chart(frame)
+    return table, chart

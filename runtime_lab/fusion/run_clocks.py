@@ -1,0 +1,55 @@
+"""Fusion's second half of a mode: its three clocks (timed phase), then its profile (last)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+
+import torch
+
+from runtime_lab import config
+from runtime_lab.fusion.result import ClockReading, ModeResult
+from runtime_lab.lab.clocks import benchmark_clock, do_bench_clock
+from runtime_lab.lab.profiling import profile_calls
+from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES
+from runtime_lab.results import Timing, stats
+
+PROFILED_CALLS = 3
+
+
+def _lab_detail(timing: Timing, device: torch.device) -> str:
+    flush = CUDA_FLUSH_BYTES if device.type == "cuda" else CPU_FLUSH_BYTES
+    cache = f"L2 flushed ({flush >> 20} MiB buffer) before each" if timing.l2_flush else "no flush"
+    clock = "CUDA events around each call" if timing.device_ms else "host wall time per call"
+    return (
+        f"the lab's harness: {clock}, {timing.repeat} calls after {timing.warmup} warm-up, {cache}"
+    )
+
+
+def mode_clocks(fn, timing: Timing, device: torch.device) -> tuple[ClockReading, ...]:
+    """The lab's samples (already taken) beside torch.utils.benchmark and, on CUDA, do_bench."""
+    samples = timing.primary_ms
+    lab = stats(samples)
+    detail = _lab_detail(timing, device)
+    found = [ClockReading("lab", lab.median, lab.iqr, tuple(samples), detail)]
+    found.append(ClockReading(**benchmark_clock(fn, device)))
+    bench = do_bench_clock(fn, device)
+    if bench is not None:
+        found.append(ClockReading(**bench))
+    return tuple(found)
+
+
+def profile_mode(mode: ModeResult, fn, device: torch.device) -> ModeResult:
+    """Kernel list and Chrome trace of a few warm calls. Called only after every timed phase of
+    the job: a profiler session leaves the process slower (H200: eager 256² 40 → 45 µs/call)."""
+    trace = config.data_dir() / "traces" / f"{uuid.uuid4().hex[:12]}-{mode.mode}.json"
+    try:
+        kernels = profile_calls(fn, device, PROFILED_CALLS, trace)
+    except Exception as exc:  # the timings stand; say why there is no kernel list
+        return replace(mode, error=f"profiling failed: {type(exc).__name__}: {exc}"[:2000])
+    count = sum(k.calls_per_run for k in kernels if device.type == "cuda" or _is_compute(k.name))
+    return replace(mode, kernels=kernels, kernel_count=count, trace_file=str(trace))
+
+
+def _is_compute(name: str) -> bool:
+    return "cpp_fused" in name or name.startswith("aten::")

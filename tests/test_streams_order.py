@@ -1,0 +1,174 @@
+"""Streams: every timed phase of a job runs before its profiler session (CPU fakes; H200 for real)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import pytest
+import torch
+
+from runtime_lab.lab.base import Context
+from runtime_lab.spec import build_spec
+from runtime_lab.streams import run as streams_run
+from runtime_lab.streams import run_lab
+from runtime_lab.streams.result import HIDDEN_DEPENDENCY_LABEL, VariantResult
+
+TOOL = "tool: "
+TIMED = "timed: "
+
+
+class CallOrder:
+    """The order of a job's timed phases and tool sessions (profiler, memory history, CSAN)."""
+
+    def __init__(self, monkeypatch):
+        self.log: list[str] = []
+        self.mp = monkeypatch
+
+    def wrap(self, owner, name: str, tag: str, when=None) -> None:
+        """Log `tag` at each call of owner.name (when when(*args, **kwargs) holds), then call it."""
+        original = getattr(owner, name)
+
+        def wrapped(*args, **kwargs):
+            if when is None or when(*args, **kwargs):
+                self.log.append(tag)
+            return original(*args, **kwargs)
+
+        self.mp.setattr(owner, name, wrapped)
+
+    def watch_tools(self) -> None:
+        """The entry points every tool goes through, wherever the lab calls it from."""
+        self.wrap(torch.profiler.profile, "__enter__", TOOL + "profiler")
+        self.wrap(torch.autograd.profiler.profile, "__enter__", TOOL + "autograd profiler")
+        # what every profiler front end (also prof.start() without `with`) enables through
+        self.wrap(torch.autograd.profiler, "_enable_profiler", TOOL + "profiler enabled")
+        self.wrap(
+            torch.cuda.memory,
+            "_record_memory_history",
+            TOOL + "memory history",
+            when=lambda *a, **k: k.get("enabled", a[0] if a else "all") is not None,
+        )
+        # not the sanitizer: importing torch.cuda._sanitizer alone turns on GPU-trace callbacks
+        # for every launch of this process (docs/gpu-evidence.md); the lab never imports it
+
+    def timed(self) -> list[str]:
+        return [e for e in self.log if e.startswith(TIMED)]
+
+    def assert_timed_first(self) -> None:
+        assert self.timed(), self.log
+        tools = [i for i, e in enumerate(self.log) if e.startswith(TOOL)]
+        last_timed = max(i for i, e in enumerate(self.log) if e.startswith(TIMED))
+        assert not tools or tools[0] > last_timed, self.log
+
+
+def _variant(name: str) -> VariantResult:
+    return VariantResult(name, "", True, 1, 0, (0.0,), 0, (1.0,), (1.0,), None)
+
+
+class _FakeOverlap:
+    def __init__(self, order: CallOrder):
+        self.order = order
+
+    def gate(self):
+        pass
+
+    def __getattr__(self, name):  # serial, concurrent, default_op_between: profiled runs
+        return lambda: self.order.log.append(f"profiled: overlap {name}")
+
+
+def _fake_cuda_parts(monkeypatch, order: CallOrder) -> None:
+    """Everything _run calls that needs a GPU, replaced by fakes that log when they are called."""
+    log = order.log.append
+    monkeypatch.setattr(run_lab, "cycles_per_ms", lambda device: 1000.0)
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: None)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
+
+    def trials(name, work, n, tolerance, progress):
+        log(TIMED + f"variant {name}")
+        return _variant(name)
+
+    def overlap(work, repeat, two_streams="concurrent", warmup=2):
+        log(TIMED + f"overlap {two_streams}")
+        return (1.0,) * repeat, (0.5,) * repeat
+
+    def blocking(cycles, delay_ms, trials, device):
+        log((TIMED if delay_ms > 0 else "profiled: ") + "host blocking")
+        return ()
+
+    def event_timing(x, y, side, repeat):
+        log(TIMED + "event timing")
+        return (1.0,) * repeat
+
+    @contextlib.contextmanager
+    def profile(activities):
+        log(TOOL + "profiler")
+
+        class Prof:
+            def export_chrome_trace(self, path):
+                with open(path, "w") as fh:
+                    json.dump({"traceEvents": []}, fh)
+
+        yield Prof()
+
+    monkeypatch.setattr(run_lab, "run_trials", trials)
+    monkeypatch.setattr(run_lab, "time_overlap", overlap)
+    monkeypatch.setattr(run_lab, "OverlapWork", lambda *a: _FakeOverlap(order))
+    monkeypatch.setattr(run_lab, "host_blocking", blocking)
+    monkeypatch.setattr(run_lab, "event_timing", event_timing)
+    monkeypatch.setattr(run_lab, "warm_profiler", lambda acts, fn: log(TOOL + "profiler warm-up"))
+    monkeypatch.setattr(run_lab, "profile", profile)
+    fns = {n: (lambda w, n=n: log(f"profiled: variant {n}")) for n in run_lab.VARIANT_FUNCTIONS}
+    monkeypatch.setattr(run_lab, "VARIANT_FUNCTIONS", fns)
+
+
+def test_cuda_parts_time_everything_before_the_profiler(monkeypatch):
+    order = CallOrder(monkeypatch)
+    _fake_cuda_parts(monkeypatch, order)
+    spec = build_spec(
+        "streams", "64x64", device="cpu", options={"variant": "correct,serial", "trials": 5}
+    )
+    x = torch.randn(64, 64)
+    found = run_lab._run(spec, Context(torch.device("cpu"), lambda *a: None), x, x, None, None)
+    order.assert_timed_first()
+    assert order.timed() == [
+        TIMED + "variant correct",
+        TIMED + "variant serial",
+        TIMED + "overlap concurrent",  # small kernels
+        TIMED + "overlap default_op_between",  # the hidden-dependency case, at the same size
+        TIMED + "overlap concurrent",  # GPU-filling
+        TIMED + "host blocking",
+        TIMED + "event timing",
+    ]
+    assert "profiled: overlap default_op_between" in order.log
+    labels = [c.label for c in found["overlap"]]
+    assert labels == ["small kernels", HIDDEN_DEPENDENCY_LABEL, "GPU-filling"]
+    assert [c.hidden_dependency for c in found["overlap"]] == [False, True, False]
+
+
+def test_cpu_run_times_the_matmul_and_opens_no_tool(monkeypatch):
+    order = CallOrder(monkeypatch)
+    order.watch_tools()
+    order.wrap(streams_run, "measure", TIMED + "harness")
+    spec = build_spec("streams", "64x64", device="cpu", warmup=1, repeat=3)
+    result = streams_run.run(spec, Context(torch.device("cpu"), lambda *a: None))
+    assert result.tolerance_passed and order.log == [TIMED + "harness"]
+
+
+@pytest.mark.gpu
+def test_cuda_run_times_everything_before_the_profiler(monkeypatch, data_dir):
+    """The real job on the GPU, default overlap sizes: harness, trials, overlap, host blocking
+    and event timing all before the first profiler session (its warm-up included)."""
+    order = CallOrder(monkeypatch)
+    order.watch_tools()
+    order.wrap(streams_run, "measure", TIMED + "harness")
+    order.wrap(run_lab, "run_trials", TIMED + "variant")
+    order.wrap(run_lab, "time_overlap", TIMED + "overlap")
+    order.wrap(run_lab, "event_timing", TIMED + "event timing")
+    order.wrap(run_lab, "host_blocking", TIMED + "host blocking", when=lambda c, d, *a: d > 0)
+    options = {"variant": "correct,missing-producer-wait", "trials": 4}
+    spec = build_spec("streams", "4096x4096", device="cuda", repeat=10, options=options)
+    result = streams_run.run(spec, Context(torch.device("cuda:0"), lambda *a: None))
+    order.assert_timed_first()
+    assert order.timed().count(TIMED + "overlap") == 3
+    assert TOOL + "profiler" in order.log
+    assert len(result.overlap) == 3 and result.trace_file
