@@ -159,8 +159,16 @@ def main() -> None:
     parser.add_argument("--out", default=None, help="write the figures as JSON here")
     parser.add_argument("--quick", action="store_true", help="8192² and 16384² only")
     parser.add_argument("--order-only", action="store_true", help="only the 256² order check")
+    parser.add_argument("--sides", default="", help="ceiling check at these square sides only")
     args = parser.parse_args()
     started = time.perf_counter()
+    if args.sides:  # the ceiling check alone, e.g. --sides 32768
+        jobs = JobManager(data_dir=tempfile.mkdtemp(prefix="evidence-"), timeout_s=600)
+        try:
+            clocks_and_ceiling(jobs, {}, [int(s) for s in args.sides.split(",")])
+        finally:
+            jobs.close()
+        return
     # before the lab starts: its workers' start-up would share the GPU with the reference
     clean = clean_reference()
     print("clean process, µs per call in a 200-call loop:", json.dumps(clean))
