@@ -124,7 +124,19 @@ def test_only_the_worker_side_imports_torch():
 
 
 def test_server_side_modules_do_not_import_torch():
-    names = ["ui", "cli", "jobs", "history", "registry", "spec", "report", "frames", "charts"]
+    names = [
+        "ui.shell",
+        "ui.form",
+        "ui.results",
+        "cli",
+        "jobs",
+        "history",
+        "registry",
+        "spec",
+        "report",
+        "frames",
+        "charts",
+    ]
     names += [f"{e}.{s}" for e in registry.NAMES for s in ("info", "result", "figures", "report")]
     names += [f"{e}.{s}" for e in registry.NAMES for s in ("frames", "charts")]
     present = [n for n in names if (PKG / (n.replace(".", "/") + ".py")).exists()]

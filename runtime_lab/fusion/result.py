@@ -37,7 +37,8 @@ class ModeResult:
     kernel_count: float | None = None  # launches per call
     timing: Timing | None = None
     loop_calls: int = 0  # calls issued back to back, no flush: throughput, launch overhead included
-    loop_us_per_call: float | None = None  # device (CUDA events) or wall (CPU) per call
+    loop_us_per_call: float | None = None  # median over loops: device (CUDA events) or wall (CPU)
+    loop_us_samples: tuple[float, ...] = ()  # each loop's per-call figure; () in old runs
     loop_host_us_per_call: float | None = None  # host time to issue each call in the loop
     transfers_per_element: int = EAGER_TRANSFERS
     bytes_moved: int = 0  # per call, from the bytes model

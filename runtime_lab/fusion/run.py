@@ -136,8 +136,9 @@ def run_mode(
     result = ModeResult(
         ran=True,
         loop_calls=LOOP_CALLS,
-        loop_us_per_call=loop[0],
-        loop_host_us_per_call=loop[1],
+        loop_us_per_call=loop.us_per_call,
+        loop_host_us_per_call=loop.host_us_per_call,
+        loop_us_samples=loop.samples_us,
         timing=timing,
         clocks=mode_clocks(fn, timing, device),
         **info,

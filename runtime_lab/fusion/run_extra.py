@@ -14,7 +14,7 @@ import torch
 from runtime_lab.fusion.modes import INDUCTOR_MODES, LOOP_CALLS, build
 from runtime_lab.fusion.result import CompileLatency, ModeResult, SweepPoint
 from runtime_lab.lab.base import free_bytes, torch_dtype
-from runtime_lab.lab.timing import measure, measure_loop
+from runtime_lab.lab.timing import MIN_LOOPS, measure, measure_loop
 from runtime_lab.results import stats
 from runtime_lab.spec import RunSpec
 
@@ -99,7 +99,7 @@ def _sweep_size(
             l2_flush=spec.l2_flush,
         )
         s = stats(t.primary_ms)
-        loop_us = measure_loop(fn, device, LOOP_CALLS)[0]
+        loop_us = measure_loop(fn, device, LOOP_CALLS, loops=MIN_LOOPS).us_per_call
         bytes_moved = mode.transfers_per_element * x.numel() * itemsize
         points.append(SweepPoint(mode.mode, side, s.median, s.iqr, bytes_moved, loop_us))
     return points

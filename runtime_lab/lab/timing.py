@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import psutil
 import torch
@@ -19,6 +21,19 @@ CPU_FLUSH_BYTES = 64 * 2**20
 # the cores could be off by tens of percent, so it is not reported
 MIN_CPU_PHASE_S = 0.1
 _BUSY_FIELDS = ("user", "nice", "system", "irq", "softirq", "steal")  # user already holds guest
+
+# Loop figures: the median of up to LOOP_REPEATS loops (at least MIN_LOOPS) within LOOP_BUDGET_S
+LOOP_REPEATS = 20
+MIN_LOOPS = 5
+LOOP_BUDGET_S = 0.5
+
+
+@dataclass(frozen=True)
+class LoopTiming:
+    us_per_call: float  # median over the loops: device (CUDA events) or wall (CPU)
+    host_us_per_call: float  # median host time to issue one call
+    samples_us: tuple[float, ...]  # per-call figure of each loop, raw
+
 
 Progress = Callable[[str, int | None, int | None], None]
 
@@ -134,9 +149,34 @@ def _host_samples(fn, repeat, flush, label, progress):
     return host_ms
 
 
-def measure_loop(fn: Callable[[], object], device: torch.device, calls: int) -> tuple[float, float]:
+def measure_loop(
+    fn: Callable[[], object],
+    device: torch.device,
+    calls: int,
+    *,
+    loops: int = LOOP_REPEATS,
+    budget_s: float = LOOP_BUDGET_S,
+) -> LoopTiming:
     """Per-call time of `calls` back-to-back calls (one event pair, no flush): the throughput a
-    loop sees, launch overhead included. Returns (device or wall µs, host-issue µs) per call."""
+    loop sees, launch overhead included. One untimed loop first (after a flushed phase the GPU
+    and the host caches are cold), then the median of up to `loops` loops within `budget_s`
+    (at least MIN_LOOPS): a single loop of a 3 µs graph replay swings by tens of percent."""
+    _one_loop(fn, device, calls)
+    samples: list[tuple[float, float]] = []
+    t0 = time.perf_counter()
+    while len(samples) < loops and (
+        len(samples) < MIN_LOOPS or time.perf_counter() - t0 < budget_s
+    ):
+        samples.append(_one_loop(fn, device, calls))
+    return LoopTiming(
+        us_per_call=statistics.median(s[0] for s in samples),
+        host_us_per_call=statistics.median(s[1] for s in samples),
+        samples_us=tuple(s[0] for s in samples),
+    )
+
+
+def _one_loop(fn: Callable[[], object], device: torch.device, calls: int) -> tuple[float, float]:
+    """(device or wall µs, host-issue µs) per call over one loop of `calls` calls."""
     cuda = device.type == "cuda"
     if cuda:
         torch.cuda.synchronize(device)

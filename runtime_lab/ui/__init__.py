@@ -1,0 +1,19 @@
+"""The lab's one Streamlit helper package (pages call it; the rest of runtime_lab never imports st)."""
+
+from runtime_lab.ui.form import plain, spec_form
+from runtime_lab.ui.results import POLL_S, STATE_ICONS, draw, history_call, run_panel
+from runtime_lab.ui.shell import experiment_page, manager, navigation, sidebar
+
+__all__ = [
+    "POLL_S",
+    "STATE_ICONS",
+    "draw",
+    "experiment_page",
+    "history_call",
+    "manager",
+    "navigation",
+    "plain",
+    "run_panel",
+    "sidebar",
+    "spec_form",
+]

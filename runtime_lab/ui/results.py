@@ -1,0 +1,109 @@
+"""A submitted job: polling its progress, drawing its report, history calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from runtime_lab import frames, registry
+from runtime_lab.history import HistoryError
+from runtime_lab.jobs import JobManager
+
+POLL_S = 0.5
+STATE_ICONS = {
+    "queued": "⏳",
+    "running": "⚙️",
+    "done": "✅",
+    "failed": "❌",
+    "cancelled": "🚫",
+    "refused": "⛔",
+}
+
+
+def run_panel(jobs: JobManager, experiment: str, spec) -> None:
+    """Submit (if asked), poll the session's job without blocking, and draw it when finished."""
+    key = f"job:{experiment}"
+    if spec is not None:
+        st.session_state[key] = jobs.submit(spec)
+    job_id = st.session_state.get(key)
+    job = jobs.get(job_id) if job_id else None
+    if job is None:
+        st.info("Choose a shape, dtype and device, then press **Run**.")
+        return
+    if not job.finished:
+        _poll(jobs, job_id)
+        return
+    if job.state == "refused":
+        st.error(f"Not run: {job.error}")
+        return
+    if job.history_error:
+        st.warning(f"Shown, but not saved to history: {job.history_error}")
+    draw(job.as_run())
+
+
+def _poll(jobs: JobManager, job_id: str) -> None:
+    @st.fragment(run_every=POLL_S)
+    def progress() -> None:
+        job = jobs.get(job_id)
+        if job.finished:
+            st.rerun()  # the whole page, so the result is drawn in the main body
+        label = f"{STATE_ICONS[job.state]} {job.spec.label}: {job.state}"
+        with st.status(label, expanded=True, state="running"):
+            if job.state == "queued":
+                st.write(f"Position {job.position} in the queue (one job uses the GPU at a time).")
+            else:
+                st.write(job.stage or "starting")
+                if job.total:
+                    st.progress(min(1.0, (job.done or 0) / job.total), text=job.stage)
+        if st.button("Cancel", key=f"cancel-{job_id}"):
+            jobs.cancel(job_id)
+
+    progress()
+
+
+def draw(run: dict[str, Any]) -> None:
+    """Draw a run's report: headline, metrics, charts, tables, code, provenance, downloads."""
+    rep = registry.build_report(run)
+    saved = f" · run #{run['id']}" if run.get("id") else ""
+    if run["status"] == "done":
+        (st.success if rep.ok else st.error)(rep.headline + saved)
+    else:
+        st.error(f"{rep.headline}{saved}")
+    for warning in rep.warnings:
+        st.warning(warning)
+    if rep.metrics:
+        for col, metric in zip(st.columns(min(4, len(rep.metrics))) * 4, rep.metrics, strict=False):
+            col.metric(metric.label, metric.value, help=metric.help)
+    for note in rep.notes:
+        st.caption(note)
+    for title, chart in rep.charts:
+        st.markdown(f"**{title}**")
+        st.altair_chart(chart, width="stretch")
+    for title, table in rep.tables:
+        st.markdown(f"**{title}**")
+        st.dataframe(table, hide_index=True)
+    for title, language, source in rep.code:
+        with st.expander(title):
+            st.code(source, language=language)
+    with st.expander("Provenance: inputs and environment"):
+        left, right = st.columns(2)
+        left.dataframe(frames.spec_frame(run["spec"]), hide_index=True)
+        right.dataframe(frames.environment_frame(run.get("env")), hide_index=True)
+    for start in range(0, len(rep.downloads), 4):
+        cols = st.columns(4)  # buttons side by side at the left, not spread over the page
+        for col, (label, name, data, mime) in zip(
+            cols, rep.downloads[start : start + 4], strict=False
+        ):
+            col.download_button(
+                label, data, file_name=name, mime=mime, key=f"dl-{run.get('id')}-{name}"
+            )
+
+
+def history_call(fn, *args, **kwargs):
+    """Run a history operation; on a locked or unreadable database say so and return None."""
+    try:
+        return fn(*args, **kwargs)
+    except HistoryError as exc:
+        st.error(f"History unavailable: {exc}")
+        return None

@@ -1,0 +1,73 @@
+"""The page frame: the job manager, navigation, an experiment's page, the sidebar."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from runtime_lab import config, frames, registry
+from runtime_lab.jobs import JobManager
+from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.ui.form import spec_form
+from runtime_lab.ui.results import run_panel
+
+
+@st.cache_resource(show_spinner="Starting the GPU worker…", on_release=lambda m: m.close())
+def manager() -> JobManager:
+    """One job manager (and so one worker process) per server, shared by every session."""
+    return JobManager()
+
+
+def navigation() -> Any:
+    """Every visible experiment's page (title and icon from its info), overview first."""
+    lab = [st.Page("app_pages/overview.py", title="Overview", icon="🧪", default=True)]
+    lab += [
+        st.Page(f"app_pages/{info.name}.py", title=info.title, icon=info.icon)
+        for info in registry.visible()
+    ]
+    records = [st.Page("app_pages/history.py", title="History", icon="🗂️")]
+    return st.navigation({"Lab": lab, "Records": records})
+
+
+def experiment_page(experiment: str) -> None:
+    """An experiment's page: title and intro from its info, the form, the run panel."""
+    info = EXPERIMENTS[experiment]
+    st.title(info.title)
+    st.markdown(info.intro)
+    jobs = manager()
+    if info.cpu_note and jobs.env and not jobs.env.get("gpus"):
+        st.info(info.cpu_note)
+    spec = spec_form(experiment, jobs.env)
+    run_panel(jobs, experiment, spec)
+
+
+def sidebar(jobs: JobManager) -> None:
+    status = jobs.status()
+    env = jobs.env
+    with st.sidebar:
+        gpus = env.get("gpus") or []
+        if gpus:
+            st.markdown(f"**Device:** {gpus[0]['name']} ×{len(gpus)}")
+        elif env:
+            st.markdown("**Device:** CPU only. Streams, events and CUDA graphs need a GPU.")
+        else:
+            st.markdown("**Device:** waiting for the worker…")
+        icon = {"idle": "🟢", "busy": "🟠", "starting": "🟡", "restarting": "🟡"}.get(
+            status["worker_state"], "🔴"
+        )
+        st.markdown(
+            f"**Worker:** {icon} {status['worker_state']} (pid {status['worker_pid'] or '—'}) · "
+            f"queue {status['queued']} · restarts {status['restarts']}"
+        )
+        if status["running"]:
+            st.caption(f"running: {status['running']}")
+        if status["worker_error"]:
+            st.error(status["worker_error"])
+        if jobs.history_notice:
+            st.warning(jobs.history_notice)
+        for key, gbps in config.load_ceilings(jobs.data_dir).items():
+            st.caption(f"Copy ceiling, {key}: {gbps:,.0f} GB/s (measured once, cached)")
+        if env:
+            with st.expander("Environment"):
+                st.dataframe(frames.environment_frame(env), hide_index=True)
