@@ -4,7 +4,8 @@ import streamlit as st
 
 from runtime_lab import ui
 
-st.set_page_config(page_title="Runtime Lab", page_icon="🧪", layout="wide")
+st.set_page_config(page_title="Runtime Lab", page_icon=":material/science:", layout="wide")
+ui.check_data_dir()
 pages = ui.navigation()
 ui.sidebar(ui.manager())
 pages.run()

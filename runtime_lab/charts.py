@@ -47,6 +47,17 @@ def timing_chart(samples: pd.DataFrame, summary: pd.DataFrame) -> alt.LayerChart
             ],
         )
     )
+    summary_tip = [
+        alt.Tooltip("label:N"),
+        alt.Tooltip("clock:N"),
+        alt.Tooltip("median_ms:Q", format=".4f", title="median (ms)"),
+        alt.Tooltip("q1_ms:Q", format=".4f", title="q1 (ms)"),
+        alt.Tooltip("q3_ms:Q", format=".4f", title="q3 (ms)"),
+        alt.Tooltip("iqr_ms:Q", format=".4f", title="IQR (ms)"),
+        alt.Tooltip("count:Q", title="samples"),
+        alt.Tooltip("noisy:N", title="noisy (IQR > 10 %)"),
+        alt.Tooltip("first_call_ms:Q", format=".3f", title="first call (ms, not in samples)"),
+    ]
     iqr = (
         alt.Chart(summary)
         .mark_bar(height=6, opacity=0.35)
@@ -56,6 +67,7 @@ def timing_chart(samples: pd.DataFrame, summary: pd.DataFrame) -> alt.LayerChart
             y=y,
             yOffset=offset,
             color=alt.Color("clock:N", scale=colors),
+            tooltip=summary_tip,
         )
     )
     median = (
@@ -81,17 +93,7 @@ def timing_chart(samples: pd.DataFrame, summary: pd.DataFrame) -> alt.LayerChart
                 scale=alt.Scale(domain=[STEADY, NOISY], range=["black", NOISY_COLOR]),
                 legend=None,
             ),
-            tooltip=[
-                alt.Tooltip("label:N"),
-                alt.Tooltip("clock:N"),
-                alt.Tooltip("median_ms:Q", format=".4f", title="median (ms)"),
-                alt.Tooltip("iqr_ms:Q", format=".4f", title="IQR (ms)"),
-                alt.Tooltip("count:Q", title="samples"),
-                alt.Tooltip("noisy:N", title="noisy (IQR > 10 %)"),
-                alt.Tooltip(
-                    "first_call_ms:Q", format=".3f", title="first call (ms, not in samples)"
-                ),
-            ],
+            tooltip=summary_tip,
         )
     )
     return alt.layer(ticks, iqr, median).properties(height=alt.Step(28))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
-from runtime_lab import __version__, registry
+from runtime_lab import __version__, argcheck, registry
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.shapes import DTYPES
 from runtime_lab.spec import SpecError, build_spec
@@ -27,13 +28,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m runtime_lab", description="Runtime Lab from the command line.")
     parser.add_argument("--version", action="version", version=__version__)
     parser.add_argument(
-        "--data-dir", help="where history and compile caches live (default .runtime_lab)"
+        "--data-dir",
+        help="where history and compile caches live (default $RUNTIME_LAB_DATA_DIR, else "
+        ".runtime_lab); created if only its parent exists",
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     commands.add_parser("env", help="print this machine's environment fingerprint as JSON")
     hist = commands.add_parser("history", help="list recorded runs, newest first")
     hist.add_argument("--experiment")
-    hist.add_argument("--limit", type=int, default=20)
+    low, high = argcheck.LIMIT_RANGE
+    hist.add_argument("--limit", default="20", help=f"rows to list ({low} to {high})")
     run = commands.add_parser("run", help="run one experiment in the worker and print its result")
     experiments = run.add_subparsers(dest="experiment", required=True, parser_class=_Parser)
     for info in EXPERIMENTS.values():
@@ -68,7 +72,10 @@ def _common_args(sub: argparse.ArgumentParser, default_shape: str, sequence: boo
         "--no-l2-flush", action="store_true", help="don't flush the L2 cache between calls"
     )
     sub.add_argument("--seed", default="0", help="random seed for the inputs")
-    sub.add_argument("--timeout", type=float, help="seconds before the job is killed (default 600)")
+    low, high = argcheck.TIMEOUT_RANGE
+    sub.add_argument(
+        "--timeout", help=f"seconds before the job is killed ({low:g} to {high:g}; default 600)"
+    )
     sub.add_argument(
         "--json", metavar="PATH", help="write the run as JSON to PATH ('-' for stdout)"
     )
@@ -116,13 +123,13 @@ def _run(args: argparse.Namespace) -> int:
     figures = registry.summary(document)
     if figures is not None:
         document["summary"] = figures
+    written = True
     if args.json:
         text = json.dumps(document, indent=2, default=str)
         if args.json == "-":
             print(text)
         else:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
+            written = _write(args.json, text + "\n")
     rep = registry.build_report(document)
     print(rep.headline + (f" (run #{job.run_id})" if job.run_id else ""))
     for metric in rep.metrics:
@@ -131,7 +138,18 @@ def _run(args: argparse.Namespace) -> int:
         print(f"  warning: {warning}")
     for note in rep.notes:
         print(f"  {note}")
-    return EXIT_OK if job.state == "done" else EXIT_FAILED
+    return EXIT_OK if job.state == "done" and written else EXIT_FAILED
+
+
+def _write(path: str, text: str) -> bool:
+    """The --json file; checked before the run, so failing here is the disk (full, removed)."""
+    try:
+        with open(os.path.expanduser(path), "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        print(f"runtime_lab: error: --json {path}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def _wait_with_progress(jobs, job_id: str):
@@ -167,6 +185,11 @@ def _history(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        argcheck.check(args)  # paths and numbers, before any worker starts or history opens
+    except argcheck.ArgError as exc:
+        print(f"runtime_lab: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if args.command == "env":
         from runtime_lab.env import fingerprint
 

@@ -12,12 +12,59 @@ DEFAULT_JOB_TIMEOUT_S = 600.0
 CEILING_FILE = "copy-ceiling.json"  # written by the worker, one entry per device and torch
 
 
+DEFAULT_DATA_DIR = ".runtime_lab"
+
+
 def data_dir(override: str | os.PathLike | None = None) -> Path:
     """The data directory: explicit override, then $RUNTIME_LAB_DATA_DIR, then ./.runtime_lab."""
-    raw = override or os.environ.get(DATA_DIR_ENV) or ".runtime_lab"
+    raw = override or os.environ.get(DATA_DIR_ENV) or DEFAULT_DATA_DIR
     path = Path(raw).expanduser().resolve()
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def data_dir_problem(override: str | os.PathLike | None = None) -> str | None:
+    """One line on why the data directory data_dir() would pick can't be used, naming where it
+    came from and the path (e.g. "$RUNTIME_LAB_DATA_DIR /x: is a file, not a directory");
+    None when it can. Checks without creating anything."""
+    env = os.environ.get(DATA_DIR_ENV)
+    if override:
+        where, raw = "data directory", str(override)
+    elif env:
+        where, raw = f"${DATA_DIR_ENV}", env
+    else:
+        where, raw = "data directory", str(Path(DEFAULT_DATA_DIR).absolute())
+    reason = dir_problem(raw)
+    return None if reason is None else f"{where} {raw}: {reason}"
+
+
+def dir_problem(path: str | os.PathLike) -> str | None:
+    """Why `path` can't be a data directory, or None: it must be a writable directory, or be
+    missing with a writable parent directory (data_dir() creates it)."""
+    path = Path(path).expanduser().absolute()
+    if os.path.isdir(path):
+        return None if os.access(path, os.W_OK | os.X_OK) else "directory is not writable"
+    if os.path.lexists(path):
+        return "is a file, not a directory" if os.path.isfile(path) else _not_usable(path)
+    return creation_problem(path)
+
+
+def creation_problem(path: str | os.PathLike) -> str | None:
+    """Why a missing `path` could not be created, or None: its parent must be a writable dir
+    (only one level is created, so a mistyped parent is caught rather than made)."""
+    parent = Path(path).expanduser().absolute().parent
+    if not os.path.lexists(parent):
+        return f"parent directory {parent} does not exist"
+    if not os.path.isdir(parent):
+        return f"parent {parent} is not a directory"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"parent directory {parent} is not writable"
+    return None
+
+
+def _not_usable(path: Path) -> str:
+    # exists for lstat but not as a file or dir: a dangling link, a socket, a device
+    return "is a broken symbolic link" if path.is_symlink() else "is not a directory"
 
 
 def job_timeout_s() -> float:

@@ -15,6 +15,12 @@ import psutil
 THREADS_ENV = "RUNTIME_LAB_TORCH_THREADS"
 
 
+def gpu_likely() -> bool:
+    """Whether this host seems to have an NVIDIA GPU, without torch: the form's first guess
+    until the worker reports the real environment."""
+    return shutil.which("nvidia-smi") is not None or os.path.exists("/dev/nvidiactl")
+
+
 def choose_torch_threads() -> tuple[int, str]:
     """Intra-op threads for the worker, and why: $RUNTIME_LAB_TORCH_THREADS, else one physical
     core fewer than the worker may use, left to the server and the browser on the same host

@@ -157,6 +157,19 @@ class History:
         sql = f"SELECT {', '.join(LIST_COLUMNS)} FROM runs {clause} ORDER BY id DESC LIMIT ?"
         return self._run(sql, (*params, int(limit)), fetch="all")
 
+    def durations(self, experiment: str, limit: int = 200) -> list[dict[str, Any]]:
+        """Recent runs of an experiment (spec, device, status, start and end, host), newest
+        first: what an estimate of the next run's duration is made from."""
+        sql = (
+            "SELECT spec_json, env_json, device, status, started_at, finished_at FROM runs "
+            "WHERE experiment = ? ORDER BY id DESC LIMIT ?"
+        )
+        rows = self._run(sql, (experiment, int(limit)), fetch="all")
+        for row in rows:
+            row["spec"] = json.loads(row.pop("spec_json") or "{}")
+            row["hostname"] = (json.loads(row.pop("env_json") or "{}") or {}).get("hostname")
+        return rows
+
     def get(self, run_id: int) -> dict[str, Any] | None:
         row = self._run("SELECT * FROM runs WHERE id = ?", (int(run_id),), fetch="one")
         if row is None:

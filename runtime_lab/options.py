@@ -31,3 +31,24 @@ class ExperimentInfo:
     default_shape: str = "4096x4096"
     options: dict[str, OptionSpec] = field(default_factory=dict)
     hidden: bool = False  # diagnostics: in the CLI, not on the pages
+    # the page's first Run on a machine without a GPU: a smaller shape, fewer modes or calls
+    # (keys "shape", "warmup", "repeat" or option names), so it ends within a minute on 2 cores
+    cpu_defaults: dict[str, object] = field(default_factory=dict)
+    cpu_defaults_why: str = ""  # one line: what the CPU defaults leave out, and why
+    # measured seconds of the page's default Run, per device kind ("cpu", "cuda"), and where
+    default_run_s: dict[str, float] = field(default_factory=dict)
+    default_run_basis: str = ""
+
+
+MEASURED_CPU_DEFAULTS = (
+    "the CLI's default Run measured on an idle 2-core CPU, empty compile caches, worker start "
+    "included (2026-12-03)"
+)
+COMMON_DEFAULTS = {"warmup": 10, "repeat": 50}  # the spec's and the CLI's defaults too
+
+
+def form_defaults(info: ExperimentInfo, gpu: bool) -> dict[str, object]:
+    """The form's starting values: the experiment's defaults, or on CPU its cpu_defaults."""
+    values = {"shape": info.default_shape, **COMMON_DEFAULTS}
+    values |= {name: option.default for name, option in info.options.items()}
+    return values if gpu else values | info.cpu_defaults

@@ -209,3 +209,12 @@ def test_timing_chart_marks_a_noisy_series_in_the_chart():
     assert "datum.noisy" in median["transform"][0]["calculate"]
     noisy = summary.set_index(["label", "clock"])["noisy"]
     assert bool(noisy[("jumpy", "device")]) and not bool(noisy[("steady", "device")])
+
+
+def test_host_bound_modes_get_the_process_note_and_device_bound_ones_do_not():
+    from test_fusion_frames import _result, _run
+
+    from runtime_lab import registry
+
+    notes = [n for n in registry.build_report(_run(_result())).notes if "Host-bound" in n]
+    assert len(notes) == 1 and "inductor." in notes[0] and "eager" not in notes[0].split(".")[0]

@@ -7,7 +7,10 @@ from streamlit.testing.v1 import AppTest
 from test_fusion_frames import _result, _run
 
 from runtime_lab import ui
+from runtime_lab.env import gpu_likely
+from runtime_lab.options import form_defaults
 from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.ui.results import CHART_LABELS as CHARTS
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -19,9 +22,11 @@ def _open(at):
 def test_fusion_form_has_every_option(app):
     at = _open(app)
     assert at.title[0].value == "Fusion & compile"
-    assert widget(at.text_input, "Shape").value == EXPERIMENTS["fusion"].default_shape
+    env = ui.manager().env  # before the worker's hello the form guesses as gpu_likely() does
+    defaults = form_defaults(EXPERIMENTS["fusion"], bool(env.get("gpus")) if env else gpu_likely())
+    assert widget(at.text_input, "Shape").value == defaults["shape"]
     modes = widget(at.multiselect, "modes")
-    assert modes.value == EXPERIMENTS["fusion"].options["modes"].default.split(",")
+    assert modes.value == defaults["modes"].split(",")
     assert "inductor-max-autotune-no-cudagraphs" in modes.options
     assert widget(at.selectbox, "dynamic").value == "auto"
     assert widget(at.checkbox, "fullgraph").value is True
@@ -56,5 +61,5 @@ def test_a_fusion_report_draws_charts_tables_code_and_downloads():
     assert len(at.get("vega_lite_chart")) == 6
     assert [e.label for e in at.expander][0] == "Generated code: inductor"
     assert at.code[0].language == "python"
-    labels = [b.proto.label for b in at.get("download_button")]
+    labels = [b.proto.label for b in at.get("download_button") if b.proto.label not in CHARTS]
     assert labels == ["Run JSON", "Kernels CSV"]

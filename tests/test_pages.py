@@ -9,6 +9,7 @@ from apphelpers import open_page, poll_until
 from streamlit.testing.v1 import AppTest
 
 from runtime_lab import ui
+from runtime_lab.ui.shell import WORKER_DOTS
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -32,7 +33,7 @@ def test_overview_and_sidebar(app):
     fresh = AppTest.from_file(APP, default_timeout=60)
     fresh.run()
     sidebar = [m.value for m in fresh.sidebar.markdown]
-    assert any("Worker:** 🟢 idle" in m for m in sidebar), sidebar
+    assert any(f"Worker:** {WORKER_DOTS['idle']} idle" in m for m in sidebar), sidebar
     gpus = ui.manager().env["gpus"]
     expected = gpus[0]["name"] if gpus else "CPU only"
     assert any(expected in m for m in sidebar)

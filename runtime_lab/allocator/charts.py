@@ -43,9 +43,6 @@ def _markers(marks: pd.DataFrame, span_ms: float, labelled: bool) -> alt.LayerCh
     """A dashed rule at every memory_stats mark; on the upper panel a ▼ with the mark's numbers
     as its tooltip and, where there is room, the step's label."""
     x = alt.X("ms:Q")
-    rules = alt.Chart(marks).mark_rule(color="#888888", strokeDash=[2, 3], clip=True).encode(x=x)
-    if not labelled:
-        return alt.layer(rules)
     tooltip = [
         alt.Tooltip("label:N", title="step"),
         alt.Tooltip("event:N"),
@@ -54,6 +51,13 @@ def _markers(marks: pd.DataFrame, span_ms: float, labelled: bool) -> alt.LayerCh
         alt.Tooltip("reserved_MiB:Q", format=",.1f", title="reserved (memory_stats, MiB)"),
         alt.Tooltip("rss_MiB:Q", format=",.1f", title="host RSS (MiB)"),
     ]
+    rules = (
+        alt.Chart(marks)
+        .mark_rule(color="#888888", strokeDash=[2, 3], clip=True)
+        .encode(x=x, tooltip=tooltip)
+    )
+    if not labelled:
+        return alt.layer(rules)
     tips = (
         alt.Chart(marks)
         .mark_point(shape="triangle-down", filled=True, size=40, color="#666666", clip=True)
@@ -65,7 +69,7 @@ def _markers(marks: pd.DataFrame, span_ms: float, labelled: bool) -> alt.LayerCh
         .mark_text(
             angle=270, align="right", baseline="bottom", dx=-10, dy=-2, fontSize=10, clip=True
         )
-        .encode(x=x, y=alt.value(0), text="label:N", color=alt.value("#444444"))
+        .encode(x=x, y=alt.value(0), text="label:N", color=alt.value("#444444"), tooltip=tooltip)
     )
     return alt.layer(rules, tips, text)
 
@@ -253,7 +257,7 @@ def peaks_chart(peaks: pd.DataFrame, why: list[str]) -> alt.LayerChart:
     text = (
         alt.Chart(narrow)
         .mark_text(align="left", dx=4, fontSize=11, color="#333333")
-        .encode(y=y, x=x, text=alt.Text("MiB:Q", format=",.0f"))
+        .encode(y=y, x=x, text=alt.Text("MiB:Q", format=",.0f"), tooltip=tooltip)
     )
     chart = alt.layer(back, front, text).properties(
         height=alt.Step(26), title=_title("Peak memory", why)

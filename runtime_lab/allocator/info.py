@@ -1,5 +1,6 @@
 """Allocator's catalog entry: scenarios, options, page title, icon and intro."""
 
+from runtime_lab.options import MEASURED_CPU_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
 
 ALLOCATOR_SCENARIOS = ("sequence", "compiled", "empty-cache", "side-stream", "cudagraphs")
@@ -13,7 +14,7 @@ INFO = ExperimentInfo(
         "time (from a memory snapshot), empty_cache and its cost, eager vs compiled peak, "
         "record_stream, CUDA-graph pools, fragmentation and host RSS."
     ),
-    icon="🧠",
+    icon=":material/memory:",
     intro=(
         "PyTorch's CUDA caching allocator keeps freed blocks for reuse instead of "
         "returning them to the driver. Pick the shapes a dynamic batcher would feed and "
@@ -30,6 +31,8 @@ INFO = ExperimentInfo(
         "scenario's `rounds` sets its repeats."
     ),
     default_shape="1024x1024",
+    default_run_s={"cpu": 31.0},
+    default_run_basis=BASIS,
     options={
         "shapes": OptionSpec(
             default=ALLOCATOR_SHAPES,

@@ -64,7 +64,16 @@ def kernel_chart(kernels: pd.DataFrame, order: list[str]) -> alt.LayerChart:
             " + ' · ' + format(datum.total_us, '.4~r') + ' µs'"
         )
         .mark_text(align="left", dx=5, fontSize=12)
-        .encode(x="total_us:Q", y=y, text="label:N")
+        .encode(
+            x="total_us:Q",
+            y=y,
+            text="label:N",
+            tooltip=[
+                alt.Tooltip("mode:N"),
+                alt.Tooltip("launches:Q", format=".3~g", title="launches per call"),
+                alt.Tooltip("total_us:Q", format=".2f", title="µs per call, all kernels"),
+            ],
+        )
     )
     return alt.layer(bars, totals).properties(height=alt.Step(34))
 
@@ -109,7 +118,17 @@ def compile_chart(phases: pd.DataFrame) -> alt.LayerChart:
     labels = (
         alt.Chart(totals)
         .mark_text(align="left", dx=5, fontSize=12)
-        .encode(x=alt.X("first_call_s:Q", scale=x_scale), y=y, text="label:N")
+        .encode(
+            x=alt.X("first_call_s:Q", scale=x_scale),
+            y=y,
+            text="label:N",
+            tooltip=[
+                alt.Tooltip("mode:N"),
+                alt.Tooltip("scenario:N"),
+                alt.Tooltip("first_call_s:Q", format=".4f", title="whole first call (s)"),
+                alt.Tooltip("compiles:Q"),
+            ],
+        )
     )
     return alt.layer(bars, labels).properties(height=alt.Step(30))
 
@@ -131,10 +150,10 @@ def _ceiling_layers(ceiling: float, channel: str, source: str = "copy") -> list[
     )
     if channel == "x":
         text = alt.Chart(frame).mark_text(align="right", dx=-4, dy=-8, color=CEILING_COLOR)
-        text = text.encode(x="ceiling_gbps:Q", y=alt.value(0), text="label:N")
+        text = text.encode(x="ceiling_gbps:Q", y=alt.value(0), text="label:N", tooltip=tip)
     else:
         text = alt.Chart(frame).mark_text(align="left", dx=4, dy=-7, color=CEILING_COLOR)
-        text = text.encode(y="ceiling_gbps:Q", x=alt.value(0), text="label:N")
+        text = text.encode(y="ceiling_gbps:Q", x=alt.value(0), text="label:N", tooltip=tip)
     return [rule, text]
 
 
@@ -146,6 +165,14 @@ def roofline_chart(
     order = list(data["mode"])
     y = alt.Y("mode:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
     x = alt.X("achieved_gbps:Q", title="achieved GB/s (bytes model ÷ median time)")
+    tip = [
+        alt.Tooltip("mode:N"),
+        alt.Tooltip("achieved_gbps:Q", format=".1f", title="GB/s"),
+        alt.Tooltip("ceiling_pct:Q", format=".0f", title=f"% of {_ceiling_name(source)}"),
+        alt.Tooltip("transfers_per_element:Q", title="element transfers (bytes model)"),
+        alt.Tooltip("bytes_per_call:Q", format=",", title="bytes per call"),
+        alt.Tooltip("steady_state_ms:Q", format=".4f", title="median ms per call"),
+    ]
     bars = (
         alt.Chart(data)
         .mark_bar()
@@ -153,14 +180,7 @@ def roofline_chart(
             x=x,
             y=y,
             color=alt.Color("mode:N", scale=mode_scale(order), legend=None),
-            tooltip=[
-                alt.Tooltip("mode:N"),
-                alt.Tooltip("achieved_gbps:Q", format=".1f", title="GB/s"),
-                alt.Tooltip("ceiling_pct:Q", format=".0f", title=f"% of {_ceiling_name(source)}"),
-                alt.Tooltip("transfers_per_element:Q", title="element transfers (bytes model)"),
-                alt.Tooltip("bytes_per_call:Q", format=",", title="bytes per call"),
-                alt.Tooltip("steady_state_ms:Q", format=".4f", title="median ms per call"),
-            ],
+            tooltip=tip,
         )
     )
     label = "format(datum.achieved_gbps, '.3~r') + ' GB/s'"
@@ -170,7 +190,7 @@ def roofline_chart(
         alt.Chart(data)
         .transform_calculate(label=label)
         .mark_text(align="left", dx=5, fontSize=12)
-        .encode(x="achieved_gbps:Q", y=y, text="label:N")
+        .encode(x="achieved_gbps:Q", y=y, text="label:N", tooltip=tip)
     )
     layers = [bars, text] + (_ceiling_layers(ceiling, "x", source) if ceiling else [])
     return alt.layer(*layers).properties(height=alt.Step(34))

@@ -1,5 +1,6 @@
 """Fusion & compile's catalog entry: modes, options, page title, icon and intro."""
 
+from runtime_lab.options import MEASURED_CPU_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
 
 FUSION_MODES = (
@@ -19,7 +20,7 @@ INFO = ExperimentInfo(
         "silu(x + y) * (x - y), eager vs torch.compile: kernels from the profiler, tolerance, "
         "cold and warm compile latency, steady-state time, bytes moved against the copy ceiling."
     ),
-    icon="⚡",
+    icon=":material/bolt:",
     intro=(
         "The workload is **silu(x + y) * (x − y)**. Eager PyTorch runs it as four kernels "
         "(add, sub, silu, mul), each reading its inputs from memory and writing its "
@@ -31,6 +32,13 @@ INFO = ExperimentInfo(
         "measured copy bandwidth."
     ),
     default_shape="4096x4096",
+    cpu_defaults={"shape": "1024x1024", "modes": "eager,inductor,dynamo-eager"},
+    cpu_defaults_why=(
+        "1024² and three modes (CUDA graphs need a GPU; each compiled mode is a C++ compile of "
+        "several seconds on 2 cores)."
+    ),
+    default_run_s={"cpu": 37.0},
+    default_run_basis=BASIS,
     options={
         "modes": OptionSpec(
             default="eager,inductor,inductor-reduce-overhead,dynamo-eager,cuda-graph",

@@ -163,7 +163,8 @@ def _notes(result, key, modes, compile_long, run) -> list[str]:
     missing = [s for s in asked.split(",") if s and int(s) not in done]
     if missing:
         notes.append(f"Sweep sizes skipped (did not fit in free memory): {', '.join(missing)}")
-    return notes + checks.naive_note(result, key) + list(result.notes)
+    extra = checks.naive_note(result, key) + checks.host_bound_note(result, modes)
+    return notes + extra + list(result.notes)
 
 
 def _charts(result, modes, kernels, compile_long, order) -> list[tuple[str, alt.TopLevelMixin]]:

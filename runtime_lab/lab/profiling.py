@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
 import torch
-from torch.profiler import ProfilerActivity, profile
+from torch.profiler import ProfilerActivity, profile, record_function
 
 from runtime_lab.results import KernelRow
 
 DEVICE_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
 # CPU rows that are bookkeeping, not compute: allocation and the compiled-region wrappers
 CPU_SKIP_PREFIXES = ("aten::empty", "aten::to", "aten::_to_copy", "aten::resize_", "aten::detach")
+# Trace tools (Holistic Trace Analysis, TensorBoard) split a trace by torch's own step ranges and
+# read the process's rank from distributedInfo, which torch writes only under torch.distributed.
+STEP_PREFIX = "ProfilerStep#"
+SINGLE_PROCESS = {"backend": "none", "rank": 0, "world_size": 1}
 
 
 def profile_calls(
@@ -25,15 +30,34 @@ def profile_calls(
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     warm_profiler(activities, fn)
     with profile(activities=activities) as prof:
-        for _ in range(calls):
-            fn()
+        for step in range(calls):
+            with step_range(step):
+                fn()
         if cuda:
             torch.cuda.synchronize(device)
-    trace_path.parent.mkdir(parents=True, exist_ok=True)
-    prof.export_chrome_trace(str(trace_path))
+    export_trace(prof, trace_path)
     if cuda:
         return _cuda_rows(trace_path, calls)
     return _cpu_rows(prof, calls)
+
+
+def step_range(step: int) -> record_function:
+    """The `ProfilerStep#N` range torch's scheduled profiler puts around step N: a CPU
+    user_annotation, so kernel rows and the streams parser (lab:-prefixed ranges) ignore it."""
+    return record_function(f"{STEP_PREFIX}{step}")
+
+
+def export_trace(prof, path: Path) -> None:
+    """Write prof's Chrome trace to path, with the top-level distributedInfo trace tools read."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    prof.export_chrome_trace(str(path))
+    data = json.loads(path.read_text())
+    if "distributedInfo" in data:  # torch.distributed was initialised: its own info is right
+        return
+    data["distributedInfo"] = dict(SINGLE_PROCESS)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(data))
+    os.replace(partial, path)  # a download never sees a half-written trace
 
 
 _WARMED: set[tuple] = set()

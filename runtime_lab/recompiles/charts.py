@@ -83,7 +83,7 @@ def timeline_chart(calls: pd.DataFrame, modes: list[str]) -> alt.FacetChart:
         alt.Chart()
         .transform_filter("datum.compiled")
         .mark_text(dy=-12, fontSize=11, color="#333333")
-        .encode(x=x, y=y, text="compile_text:N")
+        .encode(x=x, y=y, text="compile_text:N", tooltip=_call_tooltip())
     )
     width = min(WIDTH[1], max(WIDTH[0], STEP * len(labels)))
     return (
@@ -123,6 +123,7 @@ def limit_chart(limits: pd.DataFrame) -> alt.LayerChart:
                 axis=alt.Axis(tickMinStep=1, format="d"),
             ),
             y=y,
+            tooltip=tooltip,
         )
     )
     used = (
@@ -147,7 +148,7 @@ def limit_chart(limits: pd.DataFrame) -> alt.LayerChart:
     text = (
         alt.Chart(limits)
         .mark_text(align="left", dx=6, fontSize=12)
-        .encode(x=alt.X("recompile_limit:Q", scale=x_scale), y=y, text="label:N")
+        .encode(x=alt.X("recompile_limit:Q", scale=x_scale), y=y, text="label:N", tooltip=tooltip)
     )
     return alt.layer(room, used, rule, text).properties(height=alt.Step(34))
 

@@ -1,5 +1,6 @@
 """Shapes & recompiles' catalog entry: dynamic modes, options, page title and intro."""
 
+from runtime_lab.options import MEASURED_CPU_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
 
 RECOMPILE_MODES = ("dynamic=False", "dynamic=None", "dynamic=True", "mark_dynamic")
@@ -20,7 +21,7 @@ INFO = ExperimentInfo(
         "their guard-failure reasons under each dynamic mode, the recompile limit, bucketing "
         "and graph breaks."
     ),
-    icon="🔁",
+    icon=":material/sync:",
     intro=(
         "Type the shapes your function will see, in order (as a dynamic batcher would "
         "feed it), or pick a preset. The lab calls **silu(x + y) * (x − y)** under "
@@ -32,6 +33,13 @@ INFO = ExperimentInfo(
         "breaks cost and what `fullgraph=True` says about them."
     ),
     default_shape="512x512",
+    cpu_defaults={"shapes": "256x256,512x512,1024x1024,256x256"},
+    cpu_defaults_why=(
+        "four shapes, not six: each new graph is a C++ compile of several seconds on 2 cores, "
+        "and the recompile counts tell the same story."
+    ),
+    default_run_s={"cpu": 37.0},
+    default_run_basis=BASIS,
     options={
         "shapes": OptionSpec(
             default="512x512,1024x1024,2048x2048,3000x3000,4096x4096,512x512",

@@ -186,10 +186,8 @@ def steps_chart(steps: pd.DataFrame) -> alt.LayerChart:
     base = alt.Chart(steps).encode(
         x=alt.X("order:O", title="issue order", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("lane:N", title="stream", sort=["default", "side"]),
-    )
-    points = base.mark_circle(size=260).encode(
-        color=alt.Color("lane:N", legend=None),
         tooltip=[alt.Tooltip("order:O"), alt.Tooltip("lane:N"), alt.Tooltip("action:N")],
     )
+    points = base.mark_circle(size=260).encode(color=alt.Color("lane:N", legend=None))
     labels = base.mark_text(dy=-18, fontSize=11).encode(text="action:N")
     return alt.layer(points, labels).properties(height=160)

@@ -1,5 +1,6 @@
 """Streams & events' catalog entry: orderings, options, page title, icon and intro."""
 
+from runtime_lab.options import MEASURED_CPU_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
 
 # name → (what it does, does the ordering guarantee the result?)
@@ -48,7 +49,7 @@ INFO = ExperimentInfo(
         "default-stream reference; the ordering mistakes run live with slow producers, "
         "per-stream timelines, host vs device time, overlap and event timing."
     ),
-    icon="🔀",
+    icon=":material/swap_horiz:",
     intro=(
         "A CUDA stream is an ordered queue; an event is a mark on one queue that another "
         "can wait for. The default stream writes **x** and **y** and records "
@@ -68,6 +69,10 @@ INFO = ExperimentInfo(
         "overlap and event timing need a GPU and are not drawn."
     ),
     default_shape="4096x4096",
+    cpu_defaults={"shape": "1024x1024"},
+    cpu_defaults_why="1024² matmuls (a 4096² one takes about a second on 2 cores, 60 of them a minute).",
+    default_run_s={"cpu": 7.0},
+    default_run_basis=BASIS,
     options={
         "variant": OptionSpec(
             default=",".join(STREAM_VARIANTS),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import uuid
 from typing import Any
 
@@ -11,7 +12,7 @@ from torch.profiler import ProfilerActivity, profile, record_function
 
 from runtime_lab import config
 from runtime_lab.lab.base import TOLERANCES, Context, Refused, torch_dtype
-from runtime_lab.lab.profiling import warm_profiler
+from runtime_lab.lab.profiling import export_trace, step_range, warm_profiler
 from runtime_lab.spec import RunSpec
 from runtime_lab.streams import trace as streamtrace
 from runtime_lab.streams.overlap import (
@@ -132,25 +133,27 @@ def _arrangements(case: OverlapCase) -> tuple[tuple[str, str], ...]:
 
 def _profile(work: Workload, names, cases, trace) -> None:
     """One trial of each variant, each overlap arrangement and a host-blocking round, tagged
-    with lab:section ranges, in one profiler session (warmed first: its first session is slow)."""
+    with lab:section ranges, in one profiler session (warmed first: its first session is slow).
+    Each section is also a ProfilerStep, so trace tools break the trace down per section."""
     warm_profiler(ACTIVITIES, lambda: torch.cuda.synchronize())
+    steps = itertools.count()
     with profile(activities=ACTIVITIES) as prof:
         for name in names:
             torch.cuda.synchronize()
-            with record_function(f"lab:section:variant:{name}"):
+            with step_range(next(steps)), record_function(f"lab:section:variant:{name}"):
                 VARIANT_FUNCTIONS[name](work)
                 torch.cuda.synchronize()
         for case, overlap in cases:
             for section, method in _arrangements(case):
                 torch.cuda.synchronize()
-                with record_function(f"lab:section:overlap:{case.label}:{section}"):
+                label = f"lab:section:overlap:{case.label}:{section}"
+                with step_range(next(steps)), record_function(label):
                     overlap.gate()
                     getattr(overlap, method)()
                     torch.cuda.synchronize()
-        with record_function("lab:section:host-blocking"):
+        with step_range(next(steps)), record_function("lab:section:host-blocking"):
             host_blocking(work.delay_cycles, 0.0, 1, work.x.device)
-    trace.parent.mkdir(parents=True, exist_ok=True)
-    prof.export_chrome_trace(str(trace))
+    export_trace(prof, trace)
 
 
 def _timeline(events, section: str):

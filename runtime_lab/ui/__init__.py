@@ -2,11 +2,12 @@
 
 from runtime_lab.ui.form import plain, spec_form
 from runtime_lab.ui.results import POLL_S, STATE_ICONS, draw, history_call, run_panel
-from runtime_lab.ui.shell import experiment_page, manager, navigation, sidebar
+from runtime_lab.ui.shell import check_data_dir, experiment_page, manager, navigation, sidebar
 
 __all__ = [
     "POLL_S",
     "STATE_ICONS",
+    "check_data_dir",
     "draw",
     "experiment_page",
     "history_call",

@@ -6,6 +6,9 @@ from typing import Any
 
 import streamlit as st
 
+from runtime_lab.env import gpu_likely
+from runtime_lab.estimate import estimate
+from runtime_lab.options import form_defaults
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.shapes import DTYPES, PRESETS, preset
 from runtime_lab.spec import (
@@ -17,18 +20,27 @@ from runtime_lab.spec import (
 )
 
 
-def spec_form(experiment: str, env: dict[str, Any]):
-    """The common inputs plus the experiment's own options; returns a valid RunSpec or None."""
+def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] | None = None):
+    """The common inputs plus the experiment's own options; returns a valid RunSpec or None.
+    Without a GPU the form starts from the experiment's CPU defaults, the full set one click
+    away; under it, how long the default Run took or is expected to take here."""
     info = EXPERIMENTS[experiment]
+    gpu = bool(env.get("gpus")) if env else gpu_likely()
+    full = gpu or st.session_state.get(f"full-{experiment}", False)
+    values = form_defaults(info, gpu=full)
+    profile = "full" if full else "cpu"  # widget keys carry it: switching refills the form
     sequences = [name for name, o in info.options.items() if o.kind == "shapes"]
     for name in sequences:
-        _sequence_presets(experiment, name, info.options[name])
+        _sequence_presets(experiment, name, values[name], profile)
     with st.form(f"form-{experiment}"):
         cells = iter(st.columns(3))
-        shape = info.default_shape  # with a shape sequence the main shape is ignored: no input
+        shape = values["shape"]  # with a shape sequence the main shape is ignored: no input
         if not sequences:
             shape = next(cells).text_input(
-                "Shape", info.default_shape, help="1 to 4 dims: 4096x4096, 4096,4096 or 4096 4096"
+                "Shape",
+                values["shape"],
+                help="1 to 4 dims: 4096x4096, 4096,4096 or 4096 4096",
+                key=f"{experiment}-{profile}-shape",
             )
         dtype_help = "dtype of the shapes without their own :dtype" if sequences else None
         dtype = next(cells).selectbox("dtype", DTYPES, help=dtype_help)
@@ -37,11 +49,24 @@ def spec_form(experiment: str, env: dict[str, Any]):
         cols = st.columns(3)
         # no min/max on the widgets: an out-of-range value reaches build_spec and gets its
         # message (Streamlit would silently put the default back and run that instead)
-        warmup = cols[0].number_input("Warm-up calls", value=10, step=1, help=_range(WARMUP_RANGE))
-        repeat = cols[1].number_input("Timed calls", value=50, step=1, help=_range(REPEAT_RANGE))
+        warmup = cols[0].number_input(
+            "Warm-up calls",
+            value=values["warmup"],
+            step=1,
+            help=_range(WARMUP_RANGE),
+            key=f"{experiment}-{profile}-warmup",
+        )
+        repeat = cols[1].number_input(
+            "Timed calls",
+            value=values["repeat"],
+            step=1,
+            help=_range(REPEAT_RANGE),
+            key=f"{experiment}-{profile}-repeat",
+        )
         l2_flush = cols[2].checkbox("Flush L2 between calls", value=True)
-        options = _option_inputs(info.options, experiment)
+        options = _option_inputs(info.options, experiment, values, profile)
         submitted = st.form_submit_button("Run", type="primary")
+    _defaults_note(info, env, gpu, full, past)
     if not submitted:
         return None
     try:
@@ -58,6 +83,42 @@ def spec_form(experiment: str, env: dict[str, Any]):
     return None if problems else spec
 
 
+def _defaults_note(info, env: dict[str, Any], gpu: bool, full: bool, past) -> None:
+    """Which defaults the form holds, a button for the others, and the default Run's estimate."""
+    kind = "cuda" if gpu else "cpu"
+    values = form_defaults(info, gpu=full)
+    found = estimate(info, _default_spec(info, values), kind, past or [], env.get("hostname"))
+    said = f"The default Run takes {found.text()}." if found else ""
+    if gpu or not info.cpu_defaults:
+        if said:
+            st.caption(f":material/timer: {said}")
+        return
+    left, right = st.columns([4, 1])
+    if full:
+        left.caption(f":material/timer: The full set, as on a GPU. {said}")
+        right.button(
+            "CPU-sized defaults", key=f"cpu-{info.name}", on_click=_choose, args=(info.name, False)
+        )
+    else:
+        left.caption(f":material/timer: Sized for this CPU: {info.cpu_defaults_why} {said}")
+        right.button(
+            "Full set", key=f"full-{info.name}-button", on_click=_choose, args=(info.name, True)
+        )
+
+
+def _choose(experiment: str, full: bool) -> None:
+    st.session_state[f"full-{experiment}"] = full
+
+
+def _default_spec(info, values: dict[str, Any]) -> dict[str, Any]:
+    values = dict(values)
+    shape, warmup, repeat = values.pop("shape"), values.pop("warmup"), values.pop("repeat")
+    try:
+        return build_spec(info.name, shape, warmup=warmup, repeat=repeat, options=values).to_dict()
+    except SpecError:
+        return {}
+
+
 _MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`*_[]<>$!~|"})
 
 
@@ -67,23 +128,25 @@ def plain(text: str) -> str:
     return text.translate(_MARKDOWN)
 
 
-def _option_inputs(specs: dict[str, Any], experiment: str = "") -> dict[str, Any]:
+def _option_inputs(
+    specs: dict[str, Any], experiment: str, defaults: dict[str, Any], profile: str
+) -> dict[str, Any]:
     """Lists one per row (their chips need the width), other values in a row, yes/no below."""
     values: dict[str, Any] = {}
     kinds = {"shapes": [], "multi": [], "value": [], "bool": []}
     for name, option in specs.items():
         kinds[option.kind if option.kind in kinds else "value"].append(name)
     for name in kinds["shapes"] + kinds["multi"]:
-        values[name] = _option_input(name, specs[name], experiment)
+        values[name] = _option_input(name, specs[name], experiment, defaults[name], profile)
     for row in filter(None, (kinds["value"], kinds["bool"])):
         for col, name in zip(st.columns(max(3, len(row))), row, strict=False):
             with col:
-                values[name] = _option_input(name, specs[name], experiment)
+                values[name] = _option_input(name, specs[name], experiment, defaults[name], profile)
     return values
 
 
-def _sequence_key(experiment: str, name: str) -> str:
-    return f"{experiment}-{name}"
+def _sequence_key(experiment: str, name: str, profile: str) -> str:
+    return f"{experiment}-{profile}-{name}"
 
 
 def _apply_preset(key: str) -> None:
@@ -92,10 +155,10 @@ def _apply_preset(key: str) -> None:
         st.session_state[key] = preset(chosen, int(st.session_state[f"{key}-seed"]))
 
 
-def _sequence_presets(experiment: str, name: str, option) -> None:
+def _sequence_presets(experiment: str, name: str, default: Any, profile: str) -> None:
     """A preset picker above the form (a form's widgets act only on Run): it fills the box."""
-    key = _sequence_key(experiment, name)
-    st.session_state.setdefault(key, str(option.default))
+    key = _sequence_key(experiment, name, profile)
+    st.session_state.setdefault(key, str(default))
     left, right = st.columns([3, 1])
     left.selectbox(
         f"Preset for {name}",
@@ -117,26 +180,26 @@ def _sequence_presets(experiment: str, name: str, option) -> None:
     )
 
 
-def _option_input(name: str, option, experiment: str = "") -> Any:
+def _option_input(name: str, option, experiment: str, default: Any, profile: str) -> Any:
     """One widget per option kind; values go to build_spec as they are (it validates them)."""
     if option.kind == "shapes":
-        key = _sequence_key(experiment, name)
-        st.session_state.setdefault(key, str(option.default))
+        key = _sequence_key(experiment, name, profile)
+        st.session_state.setdefault(key, str(default))
         return st.text_area(name, key=key, help=option.help, height=80)
+    key = f"{experiment}-{profile}-{name}"
     if option.kind == "multi":
-        default = [c for c in str(option.default).split(",") if c in option.choices]
-        return st.multiselect(name, option.choices, default=default, help=option.help)
+        chosen = [c for c in str(default).split(",") if c in option.choices]
+        return st.multiselect(name, option.choices, default=chosen, help=option.help, key=key)
     if option.kind == "sizes":
-        return st.text_input(name, str(option.default), help=option.help)
+        return st.text_input(name, str(default), help=option.help, key=key)
     if option.choices:
-        return st.selectbox(
-            name, option.choices, index=option.choices.index(option.default), help=option.help
-        )
+        index = option.choices.index(default)
+        return st.selectbox(name, option.choices, index=index, help=option.help, key=key)
     if option.kind == "bool":
-        return st.checkbox(name, value=bool(option.default), help=option.help)
+        return st.checkbox(name, value=bool(default), help=option.help, key=key)
     bounds = _range((option.low, option.high))
     return st.number_input(
-        name, value=int(option.default), step=1, help=f"{option.help} ({bounds})"
+        name, value=int(default), step=1, help=f"{option.help} ({bounds})", key=key
     )
 
 

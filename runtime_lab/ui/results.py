@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import streamlit as st
 
-from runtime_lab import frames, registry
+from runtime_lab import chart_export, frames, registry
 from runtime_lab.history import HistoryError
 from runtime_lab.jobs import JobManager
 
 POLL_S = 0.5
+# Material icons ship with Streamlit: emoji need a font headless Chromium often lacks
 STATE_ICONS = {
-    "queued": "⏳",
-    "running": "⚙️",
-    "done": "✅",
-    "failed": "❌",
-    "cancelled": "🚫",
-    "refused": "⛔",
+    "queued": ":material/hourglass_empty:",
+    "running": ":material/settings:",
+    "done": ":material/check_circle:",
+    "failed": ":material/error:",
+    "cancelled": ":material/cancel:",
+    "refused": ":material/block:",
 }
+# (label, extension, renderer, MIME type) of the files offered under every chart
+CHART_FILES = (
+    ("PNG", "png", chart_export.to_png, "image/png"),
+    ("SVG", "svg", chart_export.to_svg, "image/svg+xml"),
+    ("CSV", "csv", chart_export.to_csv, "text/csv"),
+)
+CHART_LABELS = tuple(f[0] for f in CHART_FILES)
 
 
 def run_panel(jobs: JobManager, experiment: str, spec) -> None:
@@ -77,9 +86,10 @@ def draw(run: dict[str, Any]) -> None:
             col.metric(metric.label, metric.value, help=metric.help)
     for note in rep.notes:
         st.caption(note)
-    for title, chart in rep.charts:
+    for number, (title, chart) in enumerate(rep.charts):
         st.markdown(f"**{title}**")
         st.altair_chart(chart, width="stretch")
+        _chart_downloads(chart, title, run, number)
     for title, table in rep.tables:
         st.markdown(f"**{title}**")
         st.dataframe(table, hide_index=True)
@@ -98,6 +108,28 @@ def draw(run: dict[str, Any]) -> None:
             col.download_button(
                 label, data, file_name=name, mime=mime, key=f"dl-{run.get('id')}-{name}"
             )
+
+
+def _chart_downloads(chart, title: str, run: dict[str, Any], number: int) -> None:
+    """PNG, SVG and CSV of one chart side by side, each made only when clicked (a PNG takes
+    0.2-5 s): a page of charts draws as fast as without them."""
+    stem = chart_export.file_stem(title, run.get("id"))
+    key = f"chart-{run.get('id')}-{run.get('created_at')}-{number}"
+    why = chart_export.unavailable()
+    shown = [f for f in CHART_FILES if why is None or f[0] == "CSV"]
+    cols = st.columns(8)  # narrow columns keep the buttons together at the left
+    for col, (label, ext, render, mime) in zip(cols, shown, strict=False):
+        col.download_button(
+            label,
+            functools.partial(render, chart),
+            file_name=f"{stem}.{ext}",
+            mime=mime,
+            key=f"{key}-{ext}",
+            icon=":material/download:",
+            on_click="ignore",
+        )
+    if why is not None:
+        st.caption(f"No PNG or SVG here (vl-convert failed: {why}); the chart's data as CSV.")
 
 
 def history_call(fn, *args, **kwargs):

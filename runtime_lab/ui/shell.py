@@ -9,8 +9,17 @@ import streamlit as st
 from runtime_lab import config, frames, registry
 from runtime_lab.jobs import JobManager
 from runtime_lab.registry import EXPERIMENTS
-from runtime_lab.ui.form import spec_form
-from runtime_lab.ui.results import run_panel
+from runtime_lab.ui.form import plain, spec_form
+from runtime_lab.ui.results import history_call, run_panel
+
+# coloured Material icons, not emoji dots: those need a font headless Chromium often lacks
+WORKER_DOTS = {
+    "idle": ":green[:material/check_circle:]",
+    "busy": ":orange[:material/pending:]",
+    "starting": ":orange[:material/hourglass_empty:]",
+    "restarting": ":orange[:material/restart_alt:]",
+}
+WORKER_DOWN = ":red[:material/error:]"  # failed to start, or any state not listed
 
 
 @st.cache_resource(show_spinner="Starting the GPU worker…", on_release=lambda m: m.close())
@@ -19,14 +28,29 @@ def manager() -> JobManager:
     return JobManager()
 
 
+def check_data_dir() -> None:
+    """Stop with one message when the data directory can't be used (history, caches, traces
+    live there): a clear line at the top of the page instead of a traceback from the manager."""
+    problem = config.data_dir_problem()
+    if problem:
+        st.error(
+            f"Runtime Lab cannot start: {plain(problem)}. Point `{config.DATA_DIR_ENV}` at a "
+            "writable directory (or unset it for ./.runtime_lab) and restart the server."
+        )
+        st.stop()
+
+
 def navigation() -> Any:
     """Every visible experiment's page (title and icon from its info), overview first."""
-    lab = [st.Page("app_pages/overview.py", title="Overview", icon="🧪", default=True)]
+    overview = st.Page(
+        "app_pages/overview.py", title="Overview", icon=":material/science:", default=True
+    )
+    lab = [overview]
     lab += [
         st.Page(f"app_pages/{info.name}.py", title=info.title, icon=info.icon)
         for info in registry.visible()
     ]
-    records = [st.Page("app_pages/history.py", title="History", icon="🗂️")]
+    records = [st.Page("app_pages/history.py", title="History", icon=":material/history:")]
     return st.navigation({"Lab": lab, "Records": records})
 
 
@@ -38,7 +62,7 @@ def experiment_page(experiment: str) -> None:
     jobs = manager()
     if info.cpu_note and jobs.env and not jobs.env.get("gpus"):
         st.info(info.cpu_note)
-    spec = spec_form(experiment, jobs.env)
+    spec = spec_form(experiment, jobs.env, history_call(jobs.history.durations, experiment))
     run_panel(jobs, experiment, spec)
 
 
@@ -53,9 +77,7 @@ def sidebar(jobs: JobManager) -> None:
             st.markdown("**Device:** CPU only. Streams, events and CUDA graphs need a GPU.")
         else:
             st.markdown("**Device:** waiting for the worker…")
-        icon = {"idle": "🟢", "busy": "🟠", "starting": "🟡", "restarting": "🟡"}.get(
-            status["worker_state"], "🔴"
-        )
+        icon = WORKER_DOTS.get(status["worker_state"], WORKER_DOWN)
         st.markdown(
             f"**Worker:** {icon} {status['worker_state']} (pid {status['worker_pid'] or '—'}) · "
             f"queue {status['queued']} · restarts {status['restarts']}"

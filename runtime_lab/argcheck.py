@@ -1,0 +1,94 @@
+"""The CLI's path and number arguments, checked before anything runs: one line each, no torch."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+from pathlib import Path
+
+from runtime_lab import config
+
+LIMIT_RANGE = (1, 10000)
+TIMEOUT_RANGE = (1.0, 86400.0)  # seconds: under 1 no worker even starts; a day bounds a typo
+# ASCII only: int()/float() also take other scripts' digits, "1_000", "nan" and "inf"
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+SHOWN_CHARS = 40
+
+
+class ArgError(ValueError):
+    """An unusable argument, as the one line the CLI prints: argument, what was given, why."""
+
+
+def check(args: argparse.Namespace) -> None:
+    """Raise ArgError for the first unusable argument, in command-line order; parses the
+    number arguments in place (argparse keeps them as text so every message has one style)."""
+    if args.command in ("run", "history"):  # `env` never opens the data directory
+        data_dir(args.data_dir)
+    if args.command == "history":
+        args.limit = integer("--limit", args.limit, *LIMIT_RANGE)
+    if args.command == "run":
+        if args.timeout is not None:
+            args.timeout = seconds("--timeout", args.timeout, *TIMEOUT_RANGE)
+        if args.json is not None:
+            output_file("--json", args.json)
+
+
+def data_dir(given: str | None) -> None:
+    """--data-dir when given, else where config.data_dir() would look ($RUNTIME_LAB_DATA_DIR)."""
+    if given is None:
+        problem = config.data_dir_problem()
+        if problem:
+            raise ArgError(problem)
+        return
+    if not given.strip():
+        raise ArgError("--data-dir is empty; expected a directory path")
+    reason = config.dir_problem(given)
+    if reason:
+        raise ArgError(f"--data-dir {given}: {reason}")
+
+
+def output_file(flag: str, given: str) -> None:
+    """A file the run will write at its end ('-' is stdout): fail now, not after the run."""
+    if given == "-":
+        return
+    if not given.strip():
+        raise ArgError(f"{flag} is empty; expected a file path or '-' for stdout")
+    path = Path(given).expanduser().absolute()
+    if os.path.isdir(path):
+        reason = "is a directory, not a file"
+    elif os.path.exists(path):
+        reason = None if os.access(path, os.W_OK) else "file is not writable"
+    else:
+        reason = config.creation_problem(path)
+    if reason:
+        raise ArgError(f"{flag} {given}: {reason}")
+
+
+def integer(flag: str, given: str | int, low: int, high: int) -> int:
+    text = str(given).strip()
+    # the length cap first: int() refuses over 4300 digits with a ValueError of its own
+    if _INTEGER.fullmatch(text) and len(text) <= 20 and low <= int(text) <= high:
+        return int(text)
+    raise ArgError(f"{flag} must be an integer from {low} to {high}, got {_shown(text)}")
+
+
+def seconds(flag: str, given: str | float, low: float, high: float) -> float:
+    text = str(given).strip()
+    if _DECIMAL.fullmatch(text):
+        value = float(text)
+        if math.isfinite(value) and low <= value <= high:
+            return value
+    raise ArgError(
+        f"{flag} must be a number of seconds from {low:g} to {high:g}, got {_shown(text)}"
+    )
+
+
+def _shown(text: str) -> str:
+    """The given value as typed when it is a number, else quoted and cut (it is echoed back)."""
+    if _DECIMAL.fullmatch(text) and len(text) <= SHOWN_CHARS:
+        return text
+    cut = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
+    return repr(cut)
