@@ -40,10 +40,12 @@ class ExperimentInfo:
     default_run_basis: str = ""
 
 
-MEASURED_CPU_DEFAULTS = (
-    "the CLI's default Run measured on an idle 2-core CPU, empty compile caches, worker start "
-    "included (2026-12-03)"
+MEASURED_DEFAULTS = (
+    "the default Run measured with empty compile caches and a warm worker, on a 2-core CPU "
+    "and on an H200 (scripts/page_defaults.py, 2026-12-03)"
 )
+
+
 COMMON_DEFAULTS = {"warmup": 10, "repeat": 50}  # the spec's and the CLI's defaults too
 
 

@@ -104,6 +104,11 @@ def _start_up() -> tuple[str, dict[str, Any]]:
     hello has CUDA initialised. Returns why the thread count, and the baseline."""
     import torch
 
+    # Dynamo and Inductor take seconds to import: pay that while the worker (or spare) starts,
+    # not in the first compiling job a user waits for
+    import torch._dynamo
+    import torch._inductor.config
+
     from runtime_lab.env import choose_torch_threads
     from runtime_lab.lab import tooling
 

@@ -1,6 +1,6 @@
 """Allocator's catalog entry: scenarios, options, page title, icon and intro."""
 
-from runtime_lab.options import MEASURED_CPU_DEFAULTS as BASIS
+from runtime_lab.options import MEASURED_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
 
 ALLOCATOR_SCENARIOS = ("sequence", "compiled", "empty-cache", "side-stream", "cudagraphs")
@@ -31,7 +31,7 @@ INFO = ExperimentInfo(
         "scenario's `rounds` sets its repeats."
     ),
     default_shape="1024x1024",
-    default_run_s={"cpu": 31.0},
+    default_run_s={"cpu": 18.2, "cuda": 8.7},
     default_run_basis=BASIS,
     options={
         "shapes": OptionSpec(

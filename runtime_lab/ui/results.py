@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import functools
+import time
 from typing import Any
 
 import streamlit as st
 
 from runtime_lab import chart_export, frames, registry
+from runtime_lab.estimate import device_kind, estimate
 from runtime_lab.history import HistoryError
 from runtime_lab.jobs import JobManager
+from runtime_lab.registry import EXPERIMENTS
 
 POLL_S = 0.5
 # Material icons ship with Streamlit: emoji need a font headless Chromium often lacks
@@ -35,6 +38,7 @@ def run_panel(jobs: JobManager, experiment: str, spec) -> None:
     key = f"job:{experiment}"
     if spec is not None:
         st.session_state[key] = jobs.submit(spec)
+        st.session_state[f"estimate:{st.session_state[key]}"] = _expected(jobs, spec)
     job_id = st.session_state.get(key)
     job = jobs.get(job_id) if job_id else None
     if job is None:
@@ -51,6 +55,19 @@ def run_panel(jobs: JobManager, experiment: str, spec) -> None:
     draw(job.as_run())
 
 
+def _expected(jobs: JobManager, spec) -> str | None:
+    """The estimate said while a job runs ("expected about 40 s here (…)"), or None."""
+    past = history_call(jobs.history.durations, spec.experiment) if jobs.history else None
+    env = jobs.env or {}
+    kind = device_kind(
+        spec.device if spec.device != "auto" else ("cuda" if env.get("gpus") else "cpu")
+    )
+    found = estimate(
+        EXPERIMENTS[spec.experiment], spec.to_dict(), kind, past or [], env.get("hostname")
+    )
+    return f"expected {found.text()}" if found else None
+
+
 def _poll(jobs: JobManager, job_id: str) -> None:
     @st.fragment(run_every=POLL_S)
     def progress() -> None:
@@ -63,6 +80,10 @@ def _poll(jobs: JobManager, job_id: str) -> None:
                 st.write(f"Position {job.position} in the queue (one job uses the GPU at a time).")
             else:
                 st.write(job.stage or "starting")
+                if job.started_at:
+                    expected = st.session_state.get(f"estimate:{job_id}")
+                    running = f"Running for {time.time() - job.started_at:.0f} s"
+                    st.caption(f"{running}; {expected}." if expected else f"{running}.")
                 if job.total:
                     st.progress(min(1.0, (job.done or 0) / job.total), text=job.stage)
         if st.button("Cancel", key=f"cancel-{job_id}"):
