@@ -31,7 +31,9 @@ def test_cpu_defaults_are_valid_and_smaller(name):
     cpu_spec, gpu_spec = _spec(info, cpu), _spec(info, gpu)  # both valid: no SpecError
     if info.cpu_defaults:
         assert cpu_spec != gpu_spec and info.cpu_defaults_why
-    assert info.default_run_s.get("cpu") and info.default_run_s.get("cuda") and info.default_run_basis
+    assert (
+        info.default_run_s.get("cpu") and info.default_run_s.get("cuda") and info.default_run_basis
+    )
     assert info.default_run_s["cpu"] < 60 and info.default_run_s["cuda"] < 20  # issue 18 bars
 
 
