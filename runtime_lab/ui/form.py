@@ -6,6 +6,7 @@ from typing import Any
 
 import streamlit as st
 
+from runtime_lab import links
 from runtime_lab.env import gpu_likely
 from runtime_lab.estimate import estimate
 from runtime_lab.options import form_defaults
@@ -27,8 +28,12 @@ def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] |
     info = EXPERIMENTS[experiment]
     gpu = bool(env.get("gpus")) if env else gpu_likely()
     full = gpu or st.session_state.get(f"full-{experiment}", False)
-    values = form_defaults(info, gpu=full)
-    profile = "full" if full else "cpu"  # widget keys carry it: switching refills the form
+    devices = ["auto", "cpu"] + [f"cuda:{g['index']}" for g in env.get("gpus") or []]
+    values = {"dtype": "float32", "device": "auto", "l2_flush": True, **form_defaults(info, full)}
+    query = {k: st.query_params[k] for k in st.query_params}
+    values, link_problems = links.from_query(info, query, values, devices)
+    # widget keys carry the profile and the link: switching either refills the form
+    profile = ("full" if full else "cpu") + links.tag(query)
     sequences = [name for name, o in info.options.items() if o.kind == "shapes"]
     for name in sequences:
         _sequence_presets(experiment, name, values[name], profile)
@@ -43,9 +48,19 @@ def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] |
                 key=f"{experiment}-{profile}-shape",
             )
         dtype_help = "dtype of the shapes without their own :dtype" if sequences else None
-        dtype = next(cells).selectbox("dtype", DTYPES, help=dtype_help)
-        devices = ["auto", "cpu"] + [f"cuda:{g['index']}" for g in env.get("gpus") or []]
-        device = next(cells).selectbox("Device", devices)
+        dtype = next(cells).selectbox(
+            "dtype",
+            DTYPES,
+            index=DTYPES.index(values["dtype"]),
+            help=dtype_help,
+            key=f"{experiment}-{profile}-dtype",
+        )
+        device = next(cells).selectbox(
+            "Device",
+            devices,
+            index=devices.index(values["device"]),
+            key=f"{experiment}-{profile}-device",
+        )
         cols = st.columns(3)
         # no min/max on the widgets: an out-of-range value reaches build_spec and gets its
         # message (Streamlit would silently put the default back and run that instead)
@@ -63,15 +78,29 @@ def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] |
             help=_range(REPEAT_RANGE),
             key=f"{experiment}-{profile}-repeat",
         )
-        l2_flush = cols[2].checkbox("Flush L2 between calls", value=True)
+        l2_flush = cols[2].checkbox(
+            "Flush L2 between calls",
+            value=bool(values["l2_flush"]),
+            key=f"{experiment}-{profile}-l2_flush",
+        )
         options = _option_inputs(info.options, experiment, values, profile)
         submitted = st.form_submit_button("Run", type="primary")
     _defaults_note(info, env, gpu, full, past)
+    for name, problem in link_problems.items():
+        st.error(f"**{name}** (from the link): {plain(problem)}")
     if not submitted:
         return None
     try:
         spec = build_spec(
-            experiment, shape, dtype, device, warmup, repeat, l2_flush, options=options
+            experiment,
+            shape,
+            dtype,
+            device,
+            warmup,
+            repeat,
+            l2_flush,
+            seed=values.get("seed", 0),  # no widget: a link may carry one
+            options=options,
         )
     except SpecError as exc:
         for name, problem in exc.problems.items():
@@ -80,7 +109,11 @@ def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] |
     problems = check_against_env(spec, env)
     for name, problem in problems.items():
         st.error(f"**{name}**: {plain(problem)}")
-    return None if problems else spec
+    if problems:
+        return None
+    # the address now holds the spec: copying it shares it, opening it fills this form again
+    st.query_params.from_dict(links.to_query(spec))
+    return spec
 
 
 def _defaults_note(info, env: dict[str, Any], gpu: bool, full: bool, past) -> None:
@@ -108,6 +141,7 @@ def _defaults_note(info, env: dict[str, Any], gpu: bool, full: bool, past) -> No
 
 def _choose(experiment: str, full: bool) -> None:
     st.session_state[f"full-{experiment}"] = full
+    st.query_params.clear()  # a link's values would otherwise hold the form where it was
 
 
 def _default_spec(info, values: dict[str, Any]) -> dict[str, Any]:

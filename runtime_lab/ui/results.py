@@ -7,12 +7,14 @@ import time
 from typing import Any
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
-from runtime_lab import chart_export, frames, registry
+from runtime_lab import chart_export, frames, links, registry
 from runtime_lab.estimate import device_kind, estimate
 from runtime_lab.history import HistoryError
 from runtime_lab.jobs import JobManager
 from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.spec import RunSpec, SpecError
 
 POLL_S = 0.5
 # Material icons ship with Streamlit: emoji need a font headless Chromium often lacks
@@ -92,6 +94,34 @@ def _poll(jobs: JobManager, job_id: str) -> None:
     progress()
 
 
+def _run_links(run: dict[str, Any]) -> None:
+    """A recorded run's own address and a link that opens its page with its spec filled in."""
+    experiment = run["spec"].get("experiment")
+    info = EXPERIMENTS.get(experiment)
+    try:
+        query = links.to_query(RunSpec.from_dict(run["spec"]))
+    except (SpecError, TypeError):
+        return  # a spec this version no longer accepts: nothing to fill a form with
+    left, right, _ = st.columns([1, 1, 3])
+    try:
+        if info and not info.hidden:
+            left.page_link(
+                f"app_pages/{experiment}.py",
+                label="Run this spec again",
+                icon=":material/replay:",
+                query_params=query,
+            )
+        if run.get("id"):
+            right.page_link(
+                "app_pages/history.py",
+                label=f"Link to run #{run['id']}",
+                icon=":material/link:",
+                query_params={"run": str(run["id"])},
+            )
+    except StreamlitAPIException:
+        pass  # drawn outside the app's navigation (a bare script): no pages to link to
+
+
 def draw(run: dict[str, Any]) -> None:
     """Draw a run's report: headline, metrics, charts, tables, code, provenance, downloads."""
     rep = registry.build_report(run)
@@ -100,6 +130,7 @@ def draw(run: dict[str, Any]) -> None:
         (st.success if rep.ok else st.error)(rep.headline + saved)
     else:
         st.error(f"{rep.headline}{saved}")
+    _run_links(run)
     for warning in rep.warnings:
         st.warning(warning)
     if rep.metrics:
