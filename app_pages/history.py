@@ -1,4 +1,4 @@
-"""History: every recorded run, filterable; open one to redraw it, or delete it."""
+"""History: every recorded run, filterable; open one to redraw it, compare runs, or delete one."""
 
 import pandas as pd
 import streamlit as st
@@ -19,6 +19,7 @@ rows = ui.history_call(
     experiment=None if experiment == "all" else experiment,
     device=None if device == "all" else device,
 )
+ui.bundle_section(jobs.history, jobs.data_dir, rows or [])  # import works on an empty history
 if not rows:
     st.info("No runs recorded yet." if rows == [] else "")
     st.stop()
@@ -26,9 +27,10 @@ table = pd.DataFrame(rows)
 for column in ("created_at", "finished_at"):
     table[column] = pd.to_datetime(table[column], unit="s").dt.strftime("%Y-%m-%d %H:%M:%S")
 st.dataframe(table, hide_index=True)
-run_id = st.selectbox(
-    "Open run", table["id"], format_func=lambda i: f"#{i}: {table.set_index('id').label[i]}"
-)
+if ui.compare_section(jobs.history, table):
+    st.stop()  # a comparison (?compare=…) takes the place of the single-run view
+labels = table.set_index("id").label
+run_id = st.selectbox("Open run", table["id"], ui.run_index(table), lambda i: f"#{i}: {labels[i]}")
 run = ui.history_call(jobs.history.get, run_id)
 if run:
     if st.button(f"Delete run #{run_id}"):

@@ -11,6 +11,8 @@ from pathlib import Path
 from runtime_lab import config
 
 LIMIT_RANGE = (1, 10000)
+RUN_ID_RANGE = (1, 2**63 - 1)  # SQLite's INTEGER PRIMARY KEY
+BUNDLE_SUFFIX = ".json.gz"
 TIMEOUT_RANGE = (1.0, 86400.0)  # seconds: under 1 no worker even starts; a day bounds a typo
 # ASCII only: int()/float() also take other scripts' digits, "1_000", "nan" and "inf"
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -34,6 +36,20 @@ def check(args: argparse.Namespace) -> None:
             args.timeout = seconds("--timeout", args.timeout, *TIMEOUT_RANGE)
         if args.json is not None:
             output_file("--json", args.json)
+    if args.command in ("export", "import"):
+        bundle_args(args)
+
+
+def bundle_args(args: argparse.Namespace) -> None:
+    """`export ID… --out FILE.json.gz` and `import FILE`: the data dir, then as typed."""
+    data_dir(args.data_dir)
+    if args.command == "import":
+        input_file("FILE", args.file)
+        return
+    args.ids = [integer("ID", given, *RUN_ID_RANGE) for given in args.ids]
+    if not args.out.endswith(BUNDLE_SUFFIX):
+        raise ArgError(f"--out {args.out}: must end in {BUNDLE_SUFFIX} (a bundle is gzip JSON)")
+    output_file("--out", args.out)
 
 
 def data_dir(given: str | None) -> None:
@@ -63,6 +79,23 @@ def output_file(flag: str, given: str) -> None:
         reason = None if os.access(path, os.W_OK) else "file is not writable"
     else:
         reason = config.creation_problem(path)
+    if reason:
+        raise ArgError(f"{flag} {given}: {reason}")
+
+
+def input_file(flag: str, given: str) -> None:
+    """A file the command reads: it must be there, a regular file, and readable."""
+    if not given.strip():
+        raise ArgError(f"{flag} is empty; expected a file path")
+    path = Path(given).expanduser().absolute()
+    if os.path.isdir(path):
+        reason = "is a directory, not a file"
+    elif os.path.isfile(path):
+        reason = None if os.access(path, os.R_OK) else "file is not readable"
+    elif os.path.lexists(path):
+        reason = "is a broken symbolic link" if path.is_symlink() else "is not a regular file"
+    else:
+        reason = "does not exist"
     if reason:
         raise ArgError(f"{flag} {given}: {reason}")
 

@@ -38,6 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     hist.add_argument("--experiment")
     low, high = argcheck.LIMIT_RANGE
     hist.add_argument("--limit", default="20", help=f"rows to list ({low} to {high})")
+    from runtime_lab import bundle_cli  # export and import: their own module, torch-free
+
+    bundle_cli.add_parsers(commands)
+    from runtime_lab import compare_cli  # runs side by side: its own module, torch-free
+
+    compare_cli.add_parser(commands)
     run = commands.add_parser("run", help="run one experiment in the worker and print its result")
     experiments = run.add_subparsers(dest="experiment", required=True, parser_class=_Parser)
     for info in EXPERIMENTS.values():
@@ -197,4 +203,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     if args.command == "history":
         return _history(args)
+    if args.command in ("export", "import"):
+        from runtime_lab import bundle_cli
+
+        return bundle_cli.main(args)
+    if args.command == "compare":
+        from runtime_lab import compare_cli
+
+        return compare_cli.main(args)
     return _run(args)

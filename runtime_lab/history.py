@@ -25,7 +25,8 @@ CREATE TABLE IF NOT EXISTS runs (
     started_at REAL,
     finished_at REAL,
     process_probe_json TEXT,
-    worker_json TEXT
+    worker_json TEXT,
+    origin_json TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_experiment ON runs(experiment, device);
 """
@@ -45,10 +46,15 @@ COLUMNS = [
     "finished_at",
     "process_probe_json",
     "worker_json",
+    "origin_json",
 ]
 # JSON columns added after the first release: a database written before gets them (NULL) on open
-ADDED_COLUMNS = ("process_probe_json", "worker_json")
-JSON_COLUMNS = ("spec", "env", "result", "process_probe", "worker")
+ADDED_COLUMNS = ("process_probe_json", "worker_json", "origin_json")
+# origin: where an imported run came from (runtime_lab.bundle); None for a run made here
+JSON_COLUMNS = ("spec", "env", "result", "process_probe", "worker", "origin")
+_OPTIONAL_JSON = ("process_probe", "worker", "origin")
+_INSERTED = [c for c in COLUMNS if c != "id"]
+_INSERT = f"INSERT INTO runs ({', '.join(_INSERTED)}) VALUES ({', '.join('?' for _ in _INSERTED)})"
 LIST_COLUMNS = ("id", "experiment", "device", "status", "label", "created_at", "finished_at")
 
 
@@ -106,15 +112,13 @@ class History:
             conn.commit()
 
     def _run(self, sql: str, params: tuple = (), *, fetch: str = "") -> Any:
+        return self._transaction(lambda conn: _fetched(conn.execute(sql, params), fetch))
+
+    def _transaction(self, work: Any) -> Any:
+        """work(conn) on one connection, committed when it returns, rolled back if it raises."""
         try:
             with closing(self._connect()) as conn, conn:
-                cursor = conn.execute(sql, params)
-                if fetch == "all":
-                    return [dict(row) for row in cursor.fetchall()]
-                if fetch == "one":
-                    row = cursor.fetchone()
-                    return dict(row) if row else None
-                return cursor
+                return work(conn)
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
                 raise HistoryError(
@@ -127,20 +131,23 @@ class History:
 
     def add(self, run: dict[str, Any]) -> int:
         """Store a finished run; returns its id."""
-        row = {
-            **{c: None for c in COLUMNS if c != "id"},
-            **run,
-            "spec_json": json.dumps(run["spec"]),
-            "env_json": json.dumps(run.get("env") or {}),
-            "result_json": json.dumps(run["result"]) if run.get("result") is not None else None,
-            **{
-                f"{c}_json": json.dumps(run[c]) if run.get(c) is not None else None
-                for c in ("process_probe", "worker")
-            },
-        }
-        names = [c for c in COLUMNS if c != "id"]
-        sql = f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})"
-        return self._run(sql, tuple(row[c] for c in names)).lastrowid
+        return self.add_many([run])[0]
+
+    def add_many(self, runs: list[dict[str, Any]]) -> list[int]:
+        """Store several runs in one transaction (a bundle import): all of them or none."""
+        rows = [_row(run) for run in runs]  # a malformed run fails here, before any insert
+        return self._transaction(lambda conn: [conn.execute(_INSERT, r).lastrowid for r in rows])
+
+    def with_job_id(self, job_id: str) -> list[dict[str, Any]]:
+        """Runs recorded from one job (its spec, env and origin parsed): what a bundle import
+        compares against to refuse a run that is already here."""
+        sql = "SELECT id, job_id, created_at, spec_json, env_json, origin_json FROM runs "
+        rows = self._run(sql + "WHERE job_id = ? ORDER BY id", (str(job_id),), fetch="all")
+        for row in rows:
+            for column in ("spec", "env", "origin"):
+                raw = row.pop(f"{column}_json", None)
+                row[column] = json.loads(raw) if raw else None
+        return rows
 
     def list(
         self, experiment: str | None = None, device: str | None = None, limit: int = 500
@@ -189,3 +196,28 @@ class History:
             "experiment": sorted({r["experiment"] for r in rows}),
             "device": sorted({r["device"] for r in rows}),
         }
+
+
+def _fetched(cursor: sqlite3.Cursor, fetch: str) -> Any:
+    if fetch == "all":
+        return [dict(row) for row in cursor.fetchall()]
+    if fetch == "one":
+        row = cursor.fetchone()
+        return dict(row) if row else None
+    return cursor
+
+
+def _row(run: dict[str, Any]) -> tuple:
+    """A run dict as the INSERT's parameters, JSON columns serialised."""
+    row = {
+        **{c: None for c in _INSERTED},
+        **run,
+        "spec_json": json.dumps(run["spec"]),
+        "env_json": json.dumps(run.get("env") or {}),
+        "result_json": json.dumps(run["result"]) if run.get("result") is not None else None,
+        **{
+            f"{c}_json": json.dumps(run[c]) if run.get(c) is not None else None
+            for c in _OPTIONAL_JSON
+        },
+    }
+    return tuple(row[c] for c in _INSERTED)

@@ -2,7 +2,8 @@
 
 # Each experiment is a package runtime_lab.<name> with the same stage modules: info (catalog
 # entry, no torch), run (worker side, imports torch), result (typed result), figures (the CLI
-# JSON's headline numbers), report (what its page draws); frames and charts where it draws.
+# JSON's headline numbers), report (what its page draws), compare (runs side by side); frames
+# and charts where it draws.
 
 from __future__ import annotations
 
@@ -40,6 +41,11 @@ def visible() -> list[ExperimentInfo]:
 def run_module(name: str) -> ModuleType:
     """The worker-side module (estimate_bytes, run); it imports torch: only the worker calls this."""
     return _stage(name, "run")
+
+
+def comparison(name: str) -> ModuleType:
+    """The compare stage: figure labels, which figures keep raw samples, the overlaid charts."""
+    return _stage(name, "compare")
 
 
 def result_from_record(experiment: str, data: dict[str, Any] | None) -> Any:

@@ -13,7 +13,7 @@ from runtime_lab import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "runtime_lab"
-STAGES = ("info", "run", "result", "figures", "report")
+STAGES = ("info", "run", "result", "figures", "report", "compare")
 
 
 def _modules() -> dict[str, Path]:
@@ -128,16 +128,23 @@ def test_server_side_modules_do_not_import_torch():
         "ui.shell",
         "ui.form",
         "ui.results",
+        "ui.compare",
         "cli",
+        "compare",
+        "compare_cli",
         "jobs",
         "history",
+        "bundle",
+        "bundle_check",
+        "bundle_cli",
         "registry",
         "spec",
         "report",
         "frames",
         "charts",
     ]
-    names += [f"{e}.{s}" for e in registry.NAMES for s in ("info", "result", "figures", "report")]
+    stages = ("info", "result", "figures", "report", "compare")
+    names += [f"{e}.{s}" for e in registry.NAMES for s in stages]
     names += [f"{e}.{s}" for e in registry.NAMES for s in ("frames", "charts")]
     present = [n for n in names if (PKG / (n.replace(".", "/") + ".py")).exists()]
     assert len(present) > 30

@@ -98,8 +98,11 @@ def test_no_input_is_evaluated_as_code():
             if any(k.arg == "shell" for k in node.keywords):
                 found.append(f"{where}: shell=")
     assert not found, found
-    # a file upload would need a size limit and data-only parsing: there is none
-    assert not any("file_uploader" in p.read_text() for p in SOURCES)
+    # the only upload is the bundle import: size-limited, parsed as JSON and validated
+    uploads = [p.relative_to(ROOT) for p in SOURCES if "file_uploader" in p.read_text()]
+    assert [str(p) for p in uploads] == ["runtime_lab/ui/bundles.py"], uploads
+    source = (ROOT / "runtime_lab/ui/bundles.py").read_text()
+    assert "bundle.import_bytes(" in source and "import pickle" not in source
 
 
 def test_the_worker_pipe_is_json_only(data_dir, tmp_path):

@@ -1,13 +1,19 @@
 """The lab's one Streamlit helper package (pages call it; the rest of runtime_lab never imports st)."""
 
+from runtime_lab.ui.bundles import bundle_section, run_index
+from runtime_lab.ui.compare import compare, compare_section
 from runtime_lab.ui.form import plain, spec_form
 from runtime_lab.ui.results import POLL_S, STATE_ICONS, draw, history_call, run_panel
 from runtime_lab.ui.shell import check_data_dir, experiment_page, manager, navigation, sidebar
 
 __all__ = [
+    "bundle_section",
+    "run_index",
     "POLL_S",
     "STATE_ICONS",
     "check_data_dir",
+    "compare",
+    "compare_section",
     "draw",
     "experiment_page",
     "history_call",

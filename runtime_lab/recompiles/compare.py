@@ -1,0 +1,105 @@
+"""Recompiles runs side by side: its figures' names, the overlaid charts (counts: no samples)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from runtime_lab import compare_charts as cc
+from runtime_lab.recompiles import frames as rf
+from runtime_lab.recompiles.result import RecompilesResult
+
+
+def _limit(rest: str) -> str:
+    mode, _, figure = rest.rpartition(".")
+    return f"{mode} {figure} against the recompile limit"
+
+
+def _breaks(rest: str) -> str:
+    if rest.startswith("per_mode."):
+        return f"{rest.removeprefix('per_mode.')} graph breaks"
+    return f"graph-break variant: {rest.replace('_', ' ')}"
+
+
+LABELS: dict[str, Any] = {
+    "unique_graphs": "{} graphs",
+    "recompiles": "{} recompiles",
+    "compile_s": "{} compile time",
+    "cache_hits": "{} cache hits",
+    "graph_breaks": _breaks,
+    "recompile_limit": _limit,
+}
+UNITS: dict[str, str] = {}
+IGNORED = ("recompile_limit.*.limit",)  # an input, the same in like runs
+
+
+def samples(result: RecompilesResult) -> dict[str, tuple[float, ...]]:
+    """None: graphs and recompiles are counts, compile time a sum over the compiles."""
+    return {}
+
+
+def _calls(result: RecompilesResult) -> pd.DataFrame:
+    frame = rf.calls_frame(result)
+    # a cache hit compiles nothing: 0 s on the chart, where the frame says None
+    return frame.assign(compile_s=frame["compile_s"].fillna(0.0))
+
+
+def charts(results: Sequence[tuple[str, RecompilesResult]]) -> list[tuple[str, Any]]:
+    """Graphs per mode, and compile seconds per call of the sequence, the run as colour."""
+    runs = [name for name, _ in results]
+    totals = cc.with_run(results, rf.totals_frame)
+    calls = cc.with_run(results, _calls)
+    run = alt.Tooltip("run:N")
+    totals_tip = [
+        run,
+        alt.Tooltip("mode:N"),
+        alt.Tooltip("unique_graphs:Q", title="graphs"),
+        alt.Tooltip("compiles:Q"),
+        alt.Tooltip("recompiles:Q"),
+        alt.Tooltip("cache_hits:Q", title="cache hits"),
+        alt.Tooltip("compile_s:Q", format=".3f", title="compile (s)"),
+    ]
+    calls_tip = [
+        run,
+        alt.Tooltip("mode:N"),
+        alt.Tooltip("label:N", title="call"),
+        alt.Tooltip("event:N"),
+        alt.Tooltip("compile_s:Q", format=".3f", title="compile (s)"),
+        alt.Tooltip("call_s:Q", format=".3f", title="whole call (s)"),
+        alt.Tooltip("reason:N", title="recompile reason"),
+    ]
+    order = list(rf.MODE_ORDER)
+    x_order = sorted(set(calls["call"])) if "call" in calls else []
+    return cc.present(
+        [
+            (
+                "Graphs per mode",
+                cc.grouped_bars(
+                    totals,
+                    runs,
+                    y="mode",
+                    x="unique_graphs",
+                    x_title="unique graphs compiled",
+                    tooltip=totals_tip,
+                    order=order,
+                ),
+            ),
+            (
+                "Compile seconds per call (0: a cache hit), by mode",
+                cc.run_lines(
+                    calls,
+                    runs,
+                    x="call",
+                    y="compile_s",
+                    dash="mode",
+                    x_title="call of the sequence",
+                    y_title="compile seconds in the call",
+                    tooltip=calls_tip,
+                    x_order=x_order,
+                ),
+            ),
+        ]
+    )
