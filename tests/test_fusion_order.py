@@ -100,3 +100,23 @@ def test_an_old_ceiling_entry_is_measured_again_and_the_sidebar_still_reads_it(
     # cached now: a second call measures nothing
     monkeypatch.setattr(ceiling, "measure", lambda *a, **k: pytest.fail("measured again"))
     assert ceiling.ceilings(CPU, data_dir) == found
+
+
+def test_a_slow_call_gets_fewer_loop_calls_and_stays_within_the_budget():
+    import time
+
+    import torch
+
+    from runtime_lab.lab.timing import MIN_LOOPS, measure_loop
+
+    calls = []
+    started = time.perf_counter()
+    loop = measure_loop(
+        lambda: (calls.append(1), time.sleep(0.02)), torch.device("cpu"), 200, typical_s=0.02
+    )
+    took = time.perf_counter() - started
+    assert loop.calls == 5 and len(loop.samples_us) >= MIN_LOOPS
+    assert len(calls) == loop.calls * (len(loop.samples_us) + 1)  # one untimed loop first
+    assert 15_000 < loop.us_per_call < 60_000 and took < 3
+    fast = measure_loop(lambda: None, torch.device("cpu"), 200, typical_s=1e-6)
+    assert fast.calls == 200 and len(fast.samples_us) == 20  # the loop count caps a fast call

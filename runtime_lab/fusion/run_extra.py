@@ -99,7 +99,9 @@ def _sweep_size(
             l2_flush=spec.l2_flush,
         )
         s = stats(t.primary_ms)
-        loop_us = measure_loop(fn, device, LOOP_CALLS, loops=MIN_LOOPS).us_per_call
+        loop_us = measure_loop(
+            fn, device, LOOP_CALLS, loops=MIN_LOOPS, typical_s=s.median / 1e3
+        ).us_per_call
         bytes_moved = mode.transfers_per_element * x.numel() * itemsize
         points.append(SweepPoint(mode.mode, side, s.median, s.iqr, bytes_moved, loop_us))
     return points

@@ -26,6 +26,7 @@ _BUSY_FIELDS = ("user", "nice", "system", "irq", "softirq", "steal")  # user alr
 LOOP_REPEATS = 20
 MIN_LOOPS = 5
 LOOP_BUDGET_S = 0.5
+MIN_LOOP_CALLS = 5
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class LoopTiming:
     us_per_call: float  # median over the loops: device (CUDA events) or wall (CPU)
     host_us_per_call: float  # median host time to issue one call
     samples_us: tuple[float, ...]  # per-call figure of each loop, raw
+    calls: int = 0  # calls per loop (fewer than asked when a call is slow)
 
 
 Progress = Callable[[str, int | None, int | None], None]
@@ -156,11 +158,17 @@ def measure_loop(
     *,
     loops: int = LOOP_REPEATS,
     budget_s: float = LOOP_BUDGET_S,
+    typical_s: float | None = None,
 ) -> LoopTiming:
     """Per-call time of `calls` back-to-back calls (one event pair, no flush): the throughput a
     loop sees, launch overhead included. One untimed loop first (after a flushed phase the GPU
     and the host caches are cold), then the median of up to `loops` loops within `budget_s`
-    (at least MIN_LOOPS): a single loop of a 3 µs graph replay swings by tens of percent."""
+    (at least MIN_LOOPS): a single loop of a 3 µs graph replay swings by tens of percent.
+    With `typical_s` (a call's measured time) a slow call gets fewer calls per loop, so the
+    untimed loop and MIN_LOOPS loops fit the budget (a 0.2 s CPU call: 5, not 200)."""
+    if typical_s and typical_s > 0:
+        fit = int(budget_s / ((MIN_LOOPS + 1) * typical_s))
+        calls = max(MIN_LOOP_CALLS, min(calls, fit))
     _one_loop(fn, device, calls)
     samples: list[tuple[float, float]] = []
     t0 = time.perf_counter()
@@ -172,6 +180,7 @@ def measure_loop(
         us_per_call=statistics.median(s[0] for s in samples),
         host_us_per_call=statistics.median(s[1] for s in samples),
         samples_us=tuple(s[0] for s in samples),
+        calls=calls,
     )
 
 
