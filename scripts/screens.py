@@ -1,16 +1,14 @@
-"""Screenshots of every page into docs/screens/: CPU default runs, then the recorded H200 runs.
+"""Screenshots of every page into docs/screens/: CPU default runs, then the recorded H200 runs."""
 
-    .venv/bin/python scripts/screens.py [--only cpu|h200] [--out docs/screens]
-        [--h200 /work/.device/3/h200]
-
-CPU: a server on a fresh data dir; Overview; the Fusion form before Run; each experiment page's
-Run pressed with the defaults untouched (the click-to-report time is printed); History.
-H200: history.sqlite3, copy-ceiling.json and traces/ copied from --h200 into a data dir at
-/tmp/h200 (the directory the runs recorded their trace paths under, so the copied traces are
-found; a fresh temp dir if /tmp/h200 exists), each run opened from History's "Open run" box.
-One server at a time, stopped (its process group) when done. Per shot it prints the size and
-what the DOM says: charts drawn, chart download buttons, exception boxes.
-"""
+# .venv/bin/python scripts/screens.py [--only cpu|h200] [--out DIR] [--h200 /work/.device/3/h200]
+#
+# CPU: a server on a fresh data dir; Overview; the Fusion form before Run; each experiment page's
+# Run pressed with the defaults untouched (click-to-report time and load average printed); History.
+# H200: history.sqlite3, copy-ceiling.json and traces/ copied from --h200 into a data dir at
+# /tmp/h200, where the runs recorded their (absolute) artefact paths, so the copied traces are
+# found (a fresh temp dir if /tmp/h200 exists); each run opened from History's "Open run" box.
+# One server at a time, stopped (its process group) when done. Per shot it prints the size and
+# what the DOM says: charts drawn, chart download buttons, exception boxes. See docs/screens/.
 
 from __future__ import annotations
 
@@ -118,9 +116,8 @@ def cpu_shots(browser, out: Path) -> None:
                 took = time.monotonic() - started
                 settle(page)
                 load = os.getloadavg()[0]  # other work on the host slows a CPU run
-                print(
-                    f"{title}: {took:.1f} s click to report (load {load:.1f}): {headline.first.inner_text()}"
-                )
+                said = headline.first.inner_text()
+                print(f"{title}: {took:.1f} s click to report (load {load:.1f}): {said}")
                 shoot(page, out / f"cpu-{name}.png")
             open_page(page, url, "History")
             shoot(page, out / "cpu-history.png")

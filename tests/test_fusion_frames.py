@@ -278,3 +278,14 @@ def test_report_flags_a_mode_outside_tolerance_and_a_skipped_sweep_size():
     assert not rep.ok
     assert "inductor-reduce-overhead: output outside tolerance: not timed" in rep.notes
     assert any("skipped" in n and "16384" in n for n in rep.notes)
+
+
+def test_graph_compatibility_not_asked_says_why_on_a_gpu():
+    from runtime_lab.fusion.frames import _evidence
+
+    result = _result()
+    figures = {f["mode"]: f for f in mode_figures(result)}
+    inductor = next(m for m in result.modes if m.mode == "inductor")
+    assert result.device.startswith("cuda")
+    row = _evidence(inductor, figures["inductor"])
+    assert row["CUDA-graph compatible"] == "n/a (not a CUDA-graph mode)"

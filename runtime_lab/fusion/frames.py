@@ -237,7 +237,11 @@ def _evidence(mode: ModeResult, fig: dict[str, Any]) -> dict[str, str]:
     names = ", ".join(k.name for k in mode.kernels)
     kernels = f"{mode.kernel_count:g}/call: {names}" if mode.kernel_count is not None else "—"
     steady = fig.get("steady_state_ms")
-    graphs = {True: "yes", False: "no", None: "n/a (needs CUDA)"}[mode.cuda_graph_compatible]
+    # None means "not asked": on CPU because graphs need CUDA, on a GPU because the mode is
+    # not a CUDA-graph mode
+    on_cpu = str(fig.get("verdict", "")).startswith("CPU")
+    unasked = "n/a (needs CUDA)" if on_cpu else "n/a (not a CUDA-graph mode)"
+    graphs = {True: "yes", False: "no", None: unasked}[mode.cuda_graph_compatible]
     if mode.cudagraph_skip:
         graphs += f" ({mode.cudagraph_skip})"
     return {
