@@ -6,6 +6,7 @@ import argparse
 import math
 import os
 import re
+import sys
 from pathlib import Path
 
 from runtime_lab import config
@@ -125,3 +126,18 @@ def _shown(text: str) -> str:
         return text
     cut = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
     return repr(cut)
+
+
+def write_json(path: str, text: str) -> bool:
+    """Write a checked --json PATH ('-': stdout). Failing here is the disk (full, removed), so
+    one line on stderr and False, never a traceback."""
+    if path == "-":
+        print(text, end="")
+        return True
+    try:
+        with open(os.path.expanduser(path), "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        print(f"runtime_lab: error: --json {path}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    return True

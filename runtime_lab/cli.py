@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 
@@ -131,11 +130,7 @@ def _run(args: argparse.Namespace) -> int:
         document["summary"] = figures
     written = True
     if args.json:
-        text = json.dumps(document, indent=2, default=str)
-        if args.json == "-":
-            print(text)
-        else:
-            written = _write(args.json, text + "\n")
+        written = argcheck.write_json(args.json, json.dumps(document, indent=2, default=str) + "\n")
     rep = registry.build_report(document)
     print(rep.headline + (f" (run #{job.run_id})" if job.run_id else ""))
     for metric in rep.metrics:
@@ -145,17 +140,6 @@ def _run(args: argparse.Namespace) -> int:
     for note in rep.notes:
         print(f"  {note}")
     return EXIT_OK if job.state == "done" and written else EXIT_FAILED
-
-
-def _write(path: str, text: str) -> bool:
-    """The --json file; checked before the run, so failing here is the disk (full, removed)."""
-    try:
-        with open(os.path.expanduser(path), "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as exc:
-        print(f"runtime_lab: error: --json {path}: {exc.strerror or exc}", file=sys.stderr)
-        return False
-    return True
 
 
 def _wait_with_progress(jobs, job_id: str):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from typing import Any
 
@@ -54,7 +53,7 @@ def main(args: argparse.Namespace) -> int:
     except core.CompareError as exc:
         return _usage(str(exc))
     view = core.build(runs)
-    if args.json and not _write(args.json, json.dumps(to_json(view), indent=2) + "\n"):
+    if args.json and not argcheck.write_json(args.json, json.dumps(to_json(view), indent=2) + "\n"):
         return EXIT_FAILED
     print("\n".join(lines(view)))
     return EXIT_OK
@@ -63,19 +62,6 @@ def main(args: argparse.Namespace) -> int:
 def _usage(message: str) -> int:
     print(f"runtime_lab: error: {message}", file=sys.stderr)
     return EXIT_USAGE
-
-
-def _write(path: str, text: str) -> bool:
-    if path == "-":
-        print(text, end="")
-        return True
-    try:
-        with open(os.path.expanduser(path), "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as exc:
-        print(f"runtime_lab: error: --json {path}: {exc.strerror or exc}", file=sys.stderr)
-        return False
-    return True
 
 
 def table_lines(frame: pd.DataFrame, indent: str = "  ") -> list[str]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime_lab.options import ExperimentInfo, form_defaults
-from runtime_lab.spec import SpecError, build_spec
+from runtime_lab.spec import SpecError, spec_from_values
 
 # fields that do not change how long a run takes
 _IGNORED = ("seed", "device")
@@ -85,11 +85,8 @@ def estimate(
 
 
 def _is_default(info: ExperimentInfo, spec: dict[str, Any], kind: str) -> bool:
-    values = dict(form_defaults(info, gpu=kind == "cuda"))
-    shape = values.pop("shape")
-    common = {k: values.pop(k) for k in ("warmup", "repeat")}
     try:
-        default = build_spec(info.name, shape, **common, options=values)
+        default = spec_from_values(info.name, form_defaults(info, gpu=kind == "cuda"))
     except SpecError:
         return False
     return _key(default.to_dict()) == _key(spec)

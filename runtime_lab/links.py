@@ -8,9 +8,9 @@ from typing import Any
 
 from runtime_lab.options import ExperimentInfo
 from runtime_lab.shapes import DTYPES
-from runtime_lab.spec import RunSpec, SpecError, build_spec
+from runtime_lab.spec import COMMON_FIELDS as COMMON
+from runtime_lab.spec import RunSpec, SpecError, spec_from_values
 
-COMMON = ("shape", "dtype", "device", "warmup", "repeat", "l2_flush", "seed")
 # Streamlit's own query parameters: they are not spec fields and never a problem
 STREAMLIT_KEYS = ("embed", "embed_options")
 _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
@@ -61,7 +61,7 @@ def from_query(
 
 
 def _value(info: ExperimentInfo, key: str, raw: str, devices: list[str]) -> Any:
-    if key in ("shape", "dtype", "device", "warmup", "repeat", "l2_flush", "seed"):
+    if key in COMMON:
         return _common(key, raw, devices)
     option = info.options.get(key)
     if option is None:
@@ -112,11 +112,8 @@ def _bool(raw: str) -> bool:
 
 def _spec_problems(info: ExperimentInfo, values: dict[str, Any]) -> dict[str, str]:
     """What build_spec says about the filled form: the messages a Run would give."""
-    values = dict(values)
-    common = {k: values.pop(k) for k in COMMON if k in values}
-    shape = common.pop("shape", info.default_shape)
     try:
-        build_spec(info.name, shape, **common, options=values)
+        spec_from_values(info.name, values)
     except SpecError as exc:
         return exc.problems
     return {}

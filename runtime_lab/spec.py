@@ -228,6 +228,18 @@ def build_spec(
     )
 
 
+COMMON_FIELDS = ("shape", "dtype", "device", "warmup", "repeat", "l2_flush", "seed")
+
+
+def spec_from_values(experiment: str, values: dict[str, Any]) -> RunSpec:
+    """build_spec from one flat dict, as a form or a link holds it: the common fields by name,
+    every other key an option. Raises SpecError like build_spec."""
+    options = dict(values)
+    common = {k: options.pop(k) for k in COMMON_FIELDS if k in options}
+    shape = common.pop("shape", EXPERIMENTS[experiment].default_shape)
+    return build_spec(experiment, shape, **common, options=options)
+
+
 def check_against_env(spec: RunSpec, env: dict[str, Any] | None) -> dict[str, str]:
     """Problems only the machine can reveal: no GPU, a GPU index that isn't there, no bf16."""
     if not env:

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from runtime_lab.jobs import JobManager
 from runtime_lab.options import form_defaults
 from runtime_lab.registry import EXPERIMENTS
-from runtime_lab.spec import build_spec
+from runtime_lab.spec import spec_from_values
 
 device = sys.argv[1] if len(sys.argv) > 1 else "cuda"
 pause_s = float(sys.argv[2]) if len(sys.argv) > 2 else 15.0
@@ -24,9 +24,8 @@ while not jobs.env and time.monotonic() < deadline:
 print("worker ready; gpus:", [g["name"] for g in jobs.env.get("gpus") or []], flush=True)
 try:
     for name in ("fusion", "streams", "recompiles", "allocator"):
-        values = dict(form_defaults(EXPERIMENTS[name], gpu=device == "cuda"))
-        shape, warmup, repeat = values.pop("shape"), values.pop("warmup"), values.pop("repeat")
-        spec = build_spec(name, shape, device=device, warmup=warmup, repeat=repeat, options=values)
+        values = form_defaults(EXPERIMENTS[name], gpu=device == "cuda")
+        spec = spec_from_values(name, {**values, "device": device})
         time.sleep(pause_s)  # a user reading the last report: the spare has time to start
         submitted = time.perf_counter()
         job = jobs.wait(jobs.submit(spec), 600)

@@ -18,6 +18,7 @@ from runtime_lab.spec import (
     SpecError,
     build_spec,
     check_against_env,
+    spec_from_values,
 )
 
 
@@ -145,10 +146,8 @@ def _choose(experiment: str, full: bool) -> None:
 
 
 def _default_spec(info, values: dict[str, Any]) -> dict[str, Any]:
-    values = dict(values)
-    shape, warmup, repeat = values.pop("shape"), values.pop("warmup"), values.pop("repeat")
     try:
-        return build_spec(info.name, shape, warmup=warmup, repeat=repeat, options=values).to_dict()
+        return spec_from_values(info.name, values).to_dict()
     except SpecError:
         return {}
 

@@ -62,7 +62,8 @@ def experiment_page(experiment: str) -> None:
     jobs = manager()
     if info.cpu_note and jobs.env and not jobs.env.get("gpus"):
         st.info(info.cpu_note)
-    spec = spec_form(experiment, jobs.env, history_call(jobs.history.durations, experiment))
+    past = history_call(jobs.history.durations, experiment) if jobs.history else None
+    spec = spec_form(experiment, jobs.env, past)
     run_panel(jobs, experiment, spec)
 
 
