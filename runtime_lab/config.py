@@ -76,10 +76,10 @@ def job_timeout_s() -> float:
     return value if value > 0 else DEFAULT_JOB_TIMEOUT_S
 
 
-# Run artefacts (Chrome traces, memory snapshots) are kept for downloads; the newest this many
+# Run artefacts (Chrome traces, memory snapshots, compile traces) are kept for downloads; the newest this many
 # per folder stay, so a long-lived lab's disk use is bounded (an older run's report simply
 # offers no trace download).
-ARTEFACT_FOLDERS = ("traces", "allocator")
+ARTEFACT_FOLDERS = ("traces", "allocator", "compile")
 KEEP_ARTEFACTS = 300
 
 

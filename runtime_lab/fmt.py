@@ -8,3 +8,12 @@ def fmt_ms(value: float) -> str:
     if value < 1:
         return f"{value * 1e3:.1f} µs"
     return f"{value:.3f} ms"
+
+
+def fmt_bytes(value: int) -> str:
+    """Bytes in binary units (B, KiB, MiB, GiB), three significant digits."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(value) >= size:
+            scaled = value / size  # 1000 to 1023 of a unit: .3g would write 1e+03
+            return f"{scaled:.3g} {unit}" if abs(scaled) < 999.5 else f"{scaled:.0f} {unit}"
+    return f"{value} B"

@@ -99,8 +99,8 @@ class KernelRow:
 class CompileLatency:
     """One way of paying for compilation; phase times from get_compilation_metrics()."""
 
-    scenario: str  # cold | warm-cache | warm-process | fresh-process
-    first_call_s: float
+    scenario: str  # cold | warm-cache | warm-process | fresh-process | mega-cache | first call
+    first_call_s: float | None  # None: not measured (the detail says why, e.g. torch too old)
     dynamo_s: float | None = None
     aot_s: float | None = None
     inductor_s: float | None = None
@@ -112,6 +112,9 @@ class CompileLatency:
     aot_cache_misses: int = 0
     compiles: int = 0
     detail: str = ""
+    # mega-cache: size of the portable artefacts torch.compiler.save_cache_artifacts() gave;
+    # None in other scenarios and in runs recorded before it
+    artifact_bytes: int | None = None
 
 
 def to_plain(result: Any) -> dict[str, Any]:

@@ -81,7 +81,8 @@ def kernel_chart(kernels: pd.DataFrame, order: list[str]) -> alt.LayerChart:
 def compile_chart(phases: pd.DataFrame) -> alt.LayerChart:
     """First-call seconds per mode and scenario, stacked by compile phase; totals as labels
     because a warm call (~1 ms) is invisible beside a cold compile (seconds) on a linear axis."""
-    data = phases.assign(row=phases["mode"] + " · " + phases["scenario"])
+    measured = phases.dropna(subset=["first_call_s"])  # an unmeasured row has no bar to draw
+    data = measured.assign(row=measured["mode"] + " · " + measured["scenario"])
     data["rank"] = data["phase"].map(PHASE_ORDER.index)
     rows = list(dict.fromkeys(data["row"]))
     totals = data.drop_duplicates("row").assign(label=lambda d: d["first_call_s"].map(fmt_seconds))

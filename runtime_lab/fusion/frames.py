@@ -8,13 +8,14 @@ from typing import Any
 import pandas as pd
 
 from runtime_lab import frames
+from runtime_lab.fmt import fmt_bytes
 from runtime_lab.fusion.result import CompileLatency, FusionResult, ModeResult
 
 # get_compilation_metrics() times are cumulative and nested, outermost first:
 # dynamo ⊇ aot ⊇ inductor ⊇ codegen ⊇ triton (kernel compile: Triton on CUDA, C++ on CPU).
 PHASES = ("dynamo", "aot", "inductor", "codegen", "triton")
 PHASE_ORDER = (*PHASES, "other")
-SCENARIO_ORDER = ("cold", "warm-cache", "warm-process", "fresh-process", "first call")
+SCENARIO_ORDER = ("cold", "warm-cache", "warm-process", "fresh-process", "mega-cache", "first call")
 STALE_SLACK = 1.05  # timer granularity: phases may exceed the call by a hair
 
 
@@ -124,7 +125,9 @@ def compile_frame(result: FusionResult) -> pd.DataFrame:
     rows = []
     for mode in result.modes:
         for c in mode.compile:
-            phases, stale = phase_seconds(c)
+            # not measured (e.g. mega-cache on an old torch): one row, no seconds, the detail says why
+            unmeasured = ({"other": None}, False)
+            phases, stale = phase_seconds(c) if c.first_call_s is not None else unmeasured
             for phase, seconds in phases.items():
                 rows.append(
                     {
@@ -140,11 +143,12 @@ def compile_frame(result: FusionResult) -> pd.DataFrame:
                         "aot_cache_hits": c.aot_cache_hits,
                         "aot_cache_misses": c.aot_cache_misses,
                         "detail": c.detail,
+                        "artifact_bytes": c.artifact_bytes,
                     }
                 )
     columns = ["mode", "scenario", "phase", "seconds", "first_call_s", "phases_stale", "compiles"]
     cache = ["fx_cache_hits", "fx_cache_misses", "aot_cache_hits", "aot_cache_misses", "detail"]
-    return pd.DataFrame(rows, columns=columns + cache)
+    return pd.DataFrame(rows, columns=[*columns, *cache, "artifact_bytes"])
 
 
 def compile_table(result: FusionResult) -> pd.DataFrame:
@@ -152,11 +156,17 @@ def compile_table(result: FusionResult) -> pd.DataFrame:
     long = compile_frame(result)
     if long.empty:
         return long
-    keys = ["mode", "scenario", "first_call_s"]
-    wide = long.pivot_table(index=keys, columns="phase", values="seconds", sort=False)
+    keys = ["mode", "scenario"]
+    # pivot, not pivot_table: an unmeasured row (no seconds) must stay in the table
+    once = long.drop_duplicates([*keys, "phase"])  # a repeated scenario: its first record
+    wide = once.pivot(index=keys, columns="phase", values="seconds")
     wide = wide.reindex(columns=[p for p in PHASE_ORDER if p in wide.columns]).add_suffix("_s")
     rest = long.drop(columns=["phase", "seconds"]).drop_duplicates(keys).set_index(keys)
-    return wide.join(rest).reset_index()
+    table = rest[["first_call_s"]].join(wide).join(rest.drop(columns="first_call_s"))
+    sizes = table.pop("artifact_bytes")
+    if sizes.notna().any():  # mega-cache ran: its artefact size, in human units
+        table["artifact"] = sizes.map(lambda b: None if pd.isna(b) else fmt_bytes(int(b)))
+    return table.reset_index()
 
 
 def timing_samples(result: FusionResult) -> pd.DataFrame:
@@ -244,7 +254,7 @@ def _evidence(mode: ModeResult, fig: dict[str, Any]) -> dict[str, str]:
     graphs = {True: "yes", False: "no", None: unasked}[mode.cuda_graph_compatible]
     if mode.cudagraph_skip:
         graphs += f" ({mode.cudagraph_skip})"
-    return {
+    found = {
         "cold compile": cold,
         "cache persistence": persistence,
         "warm process (guards + run)": _seconds(process.first_call_s) if process else "—",
@@ -255,6 +265,16 @@ def _evidence(mode: ModeResult, fig: dict[str, Any]) -> dict[str, str]:
         "end-to-end latency": "—" if steady is None else f"{steady:.4g} ms/call",
         "CUDA-graph compatible": graphs,
     }
+    if "mega-cache" in by:
+        found["mega-cache (saved, loaded in a fresh process)"] = _mega(by["mega-cache"])
+    return found
+
+
+def _mega(c: CompileLatency) -> str:
+    if c.first_call_s is None or c.detail.startswith("failed"):
+        return c.detail
+    hit = "hit" if c.fx_cache_hits else "MISS"
+    return f"{_seconds(c.first_call_s)} load + compile ({hit}), {fmt_bytes(c.artifact_bytes)}"
 
 
 def evidence_frame(result: FusionResult, figures: list[dict[str, Any]]) -> pd.DataFrame:

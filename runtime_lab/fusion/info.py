@@ -62,6 +62,23 @@ INFO = ExperimentInfo(
             help="also compile cold in a fresh process (import + init + compile, ~20 s)",
             kind="bool",
         ),
+        "mega_cache": OptionSpec(
+            default=False,
+            help=(
+                "also save torch's portable compile caches (mega-cache) in one fresh process and "
+                "load them in another: two fresh processes, ~2× the fresh-process time"
+            ),
+            kind="bool",
+        ),
+        "compile_trace": OptionSpec(
+            default=True,
+            help=(
+                "after timing, compile each compiled mode once more (cold) with the structured "
+                "trace and provenance on: kernels joined to their source, compile ids with their "
+                "guards, a tlparse report"
+            ),
+            kind="bool",
+        ),
         "sweep": OptionSpec(
             default="",
             help="square sizes to sweep, e.g. 256,1024,4096,16384 (empty: no sweep)",

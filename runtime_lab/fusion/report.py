@@ -9,6 +9,7 @@ from typing import Any
 import altair as alt
 
 from runtime_lab import charts
+from runtime_lab import compile_frames as cf
 from runtime_lab.fmt import fmt_ms
 from runtime_lab.fusion import charts as fc
 from runtime_lab.fusion import frames as ff
@@ -22,6 +23,13 @@ CPU_NOTE = (
     "On CPU the kernel lists are the profiler's CPU ops: eager runs four aten ops, Inductor one "
     "C++ kernel it generated (graph_N_cpp_fused_…). Device timing (CUDA events), CUDA graphs and "
     "Triton kernels need CUDA; the times here are host wall time of synchronous calls."
+)
+
+EVIDENCE_NOTE = (
+    "Compile evidence comes from one more cold compile of each compiled mode after everything "
+    "was timed, with the structured trace (TORCH_TRACE's format) and Inductor's provenance "
+    "tracking on: same code, same kernel names, but not the compile whose latency is shown. "
+    "Unzip the tlparse report and open tlparse/index.html; each compile id has its folder."
 )
 
 
@@ -155,6 +163,7 @@ def _notes(result, key, modes, compile_long, run) -> list[str]:
             f"({fmt_seconds(row.first_call_s)}), so they belong to an earlier compile; the chart "
             "counts the whole call as 'other'."
         )
+    notes += checks.mega_cache_notes(result)
     for m in result.modes:
         if m.break_reasons:
             notes.append(f"{m.mode} graph breaks: {'; '.join(m.break_reasons)}")
@@ -164,6 +173,9 @@ def _notes(result, key, modes, compile_long, run) -> list[str]:
     if missing:
         notes.append(f"Sweep sizes skipped (did not fit in free memory): {', '.join(missing)}")
     extra = checks.naive_note(result, key) + checks.host_bound_note(result, modes)
+    extra += cf.notes((m.mode, m.compile_evidence) for m in result.modes)
+    if any(m.compile_evidence for m in result.modes):
+        extra.append(EVIDENCE_NOTE)
     return notes + extra + list(result.notes)
 
 
@@ -219,6 +231,9 @@ def _downloads(run, result, kernels) -> list[tuple[str, str, bytes, str]]:
         if m.trace_file and Path(m.trace_file).is_file():
             data = Path(m.trace_file).read_bytes()
             found.append((f"Trace: {m.mode}", f"{m.mode}-trace.json", data, "application/json"))
+    for m in result.modes:
+        if m.mode != "cuda-graph-inductor":  # it shares the inductor mode's files
+            found += cf.downloads(m.mode, m.compile_evidence)
     return found
 
 
@@ -247,10 +262,20 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
     evidence = ff.evidence_table(result, per_mode)
     if not evidence.empty:
         tables.append(("Evidence: the deployment checklist per compiled mode", evidence))
+    traced = [(m.mode, m.compile_evidence) for m in result.modes if m.compile_evidence]
+    sources = cf.kernel_sources((m.mode, m.compile_evidence, m.kernels) for m in result.modes)
+    if not sources.empty:
+        tables.append(("Kernels joined to their source (Inductor provenance)", _readable(sources)))
+    if traced:
+        tables.append(("Compile ids (structured compile trace)", cf.compile_ids(traced)))
     code = tuple(
         (f"Generated code: {m.mode}", "python", m.generated_code)
         for m in result.modes
         if m.generated_code
+    ) + tuple(
+        (f"Guards per compile id: {mode}", "text", text)
+        for mode, found in traced
+        if (text := cf.guard_text(found))
     )
     return Report(
         headline=_headline(result, key, by),

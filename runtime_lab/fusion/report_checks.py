@@ -1,4 +1,4 @@
-"""What the fusion report adds for runs timed before profiling: clocks, ceiling, naive A/B."""
+"""Fusion report extras: clocks, ceiling, naive A/B (runs timed before profiling), mega-cache."""
 
 from __future__ import annotations
 
@@ -7,12 +7,15 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from runtime_lab.fmt import fmt_bytes
+from runtime_lab.fusion.charts import fmt_seconds
 from runtime_lab.fusion.charts_clocks import clocks_chart
 from runtime_lab.fusion.clocks import clock_warning, clocks_frame
 from runtime_lab.fusion.figures import ceiling
 from runtime_lab.fusion.result import FusionResult
 from runtime_lab.report import Metric
 
+MEGA = "mega-cache"
 OVER_CEILING_PCT = 101.0  # beyond timer noise: the "ceiling" was not the device's limit
 
 
@@ -98,3 +101,34 @@ def clock_views(result: FusionResult):
     table = frame[["mode", "clock", "median_ms", "iqr_ms", "ratio_to_lab", "flagged", "detail"]]
     chart: alt.TopLevelMixin = clocks_chart(frame)
     return table, chart
+
+
+def mega_cache_notes(result: FusionResult) -> list[str]:
+    """What the portable caches bought a fresh process, next to this job's cold compile."""
+    cpu = result.device == "cpu"
+    return [_mega_note(m, cpu) for m in result.modes if any(c.scenario == MEGA for c in m.compile)]
+
+
+def _mega_note(mode, cpu: bool) -> str:
+    by = {c.scenario: c for c in mode.compile}
+    mega, cold = by[MEGA], by.get("cold")
+    if mega.first_call_s is None or mega.detail.startswith("failed"):
+        return f"{mode.mode} · mega-cache: {mega.detail}"
+    text = (
+        f"{mode.mode} · mega-cache: a fresh process loaded {fmt_bytes(mega.artifact_bytes)} of "
+        "portable cache artefacts (torch.compiler.save_cache_artifacts() in another fresh "
+        "process, load_cache_artifacts() here) and "
+    )
+    if mega.fx_cache_hits:
+        text += "hit Inductor's FX graph cache"
+    else:
+        text += "did NOT hit Inductor's FX graph cache: it compiled from scratch"
+    text += f"; load + compile + first call {fmt_seconds(mega.first_call_s)}"
+    if cold:
+        text += f", against {fmt_seconds(cold.first_call_s)} cold with empty caches in the worker"
+    if cpu and mega.fx_cache_hits:  # seen on torch 2.13: B's cache dir gains new .so files
+        text += (
+            ". On CPU the artefacts carry Inductor's generated C++ source, not the built "
+            "library, so that process still runs the C++ compiler"
+        )
+    return text + " (each process's phases: the compile table's detail)."

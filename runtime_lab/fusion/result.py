@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from runtime_lab.compile_log import CompileEvidence
 from runtime_lab.results import CompileLatency, KernelRow, Timing
 
 # Element transfers per output element (reads + writes of one dtype-sized element).
@@ -51,6 +52,8 @@ class ModeResult:
     generated_code: str | None = None
     trace_file: str | None = None  # Chrome trace of the profiled calls, under the data dir
     clocks: tuple[ClockReading, ...] = ()  # the same callable under three clocks; () in old runs
+    # a cold compile traced after timing: compile ids, kernels joined to source, tlparse report
+    compile_evidence: CompileEvidence | None = None
 
 
 @dataclass(frozen=True)

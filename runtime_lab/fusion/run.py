@@ -17,7 +17,9 @@ from runtime_lab.fusion.result import (
     FusionResult,
     ModeResult,
 )
+from runtime_lab.fusion.run_cache import mega_cache_latency
 from runtime_lab.fusion.run_clocks import PROFILED_CALLS, mode_clocks, profile_mode
+from runtime_lab.fusion.run_evidence import add_evidence
 from runtime_lab.fusion.run_extra import fresh_process_latency, sweep
 from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab.base import TOLERANCES, Context, element_bytes, torch_dtype
@@ -169,7 +171,7 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
     ref64 = pointwise(x.double(), y.double())
     modes = spec.option("modes").split(",")
     results, callables = [], {}
-    # Phase 1, every timed figure of the job: modes, the fresh process, the sweep, the ceiling
+    # Phase 1, every timed figure of the job: modes, the fresh processes, the sweep, the ceiling
     for i, mode in enumerate(modes):
         ctx.progress(f"mode {i + 1}/{len(modes)}: {mode}", i, len(modes))
         latency = spec.option("compile_latency") and mode == _latency_mode(modes)
@@ -180,9 +182,13 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
             error = f"{type(exc).__name__}: {exc}"[:2000]
             results.append(ModeResult(mode=mode, ran=False, error=error))
     del ref64
-    if spec.option("fresh_process") and _latency_mode(modes):
+    latency_mode = _latency_mode(modes)
+    if spec.option("fresh_process") and latency_mode:
         ctx.progress("cold compile in a fresh process", None, None)
-        results = _add_fresh(results, _latency_mode(modes), spec, device)
+        results = _add(results, latency_mode, fresh_process_latency(latency_mode, spec, device))
+    if spec.option("mega_cache") and latency_mode:
+        ctx.progress("mega-cache: save in one fresh process, load in another", None, None)
+        results = _add(results, latency_mode, mega_cache_latency(latency_mode, spec, device))
     points = sweep(spec, results, ctx) if spec.option("sweep") else ()
     ctx.progress("bandwidth ceiling (copy, add)", None, None)
     ceiling = ceilings(device, config.data_dir())
@@ -192,6 +198,8 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
             ctx.progress(f"{mode.mode}: profiling {PROFILED_CALLS} warm calls", i, len(results))
             results[i] = profile_mode(mode, callables[mode.mode], device)
     callables.clear()
+    if spec.option("compile_trace"):
+        results = add_evidence(results, spec, (x, y), ctx)
     rtol, atol = TOLERANCES[spec.dtype]
     return FusionResult(
         device=str(device),
@@ -213,6 +221,5 @@ def _latency_mode(modes: list[str]) -> str | None:
     return "inductor" if "inductor" in compiled else (compiled[0] if compiled else None)
 
 
-def _add_fresh(results: list[ModeResult], mode: str, spec: RunSpec, device) -> list[ModeResult]:
-    fresh = fresh_process_latency(mode, spec, device)
-    return [replace(r, compile=(*r.compile, fresh)) if r.mode == mode else r for r in results]
+def _add(results: list[ModeResult], mode: str, found: CompileLatency) -> list[ModeResult]:
+    return [replace(r, compile=(*r.compile, found)) if r.mode == mode else r for r in results]
