@@ -9,8 +9,8 @@ LANE_ORDER = ["default", "side", "a", "b", "host"]
 TIMELINE_WIDTH = 820
 GUARANTEE_SCALE = alt.Scale(domain=["ordered", "broken"], range=["#54a24b", "#e45756"])
 KIND_SCALE = alt.Scale(
-    domain=["kernel", "host call", "record", "wait", "wait_stream"],
-    range=["#4c78a8", "#f58518", "#222222", "#e45756", "#b279a2"],
+    domain=["kernel", "host call", "record", "wait", "wait_stream", "profiler sync"],
+    range=["#4c78a8", "#f58518", "#222222", "#e45756", "#b279a2", "#17becf"],
 )
 
 
@@ -62,7 +62,8 @@ def _timeline_tooltip() -> list[alt.Tooltip]:
 
 def timeline_chart(rows: pd.DataFrame, sections: list[str]) -> alt.FacetChart:
     """A Gantt chart per section: kernels on the lab's stream lanes, ordering host calls on a
-    host lane, event records (▼) and waits (|) at the device time they take effect."""
+    host lane, event records (▼) and waits (|) at the device time they take effect, and the
+    profiler's own sync records (+) where the trace has them."""
     lanes = [lane for lane in LANE_ORDER if lane in set(rows["lane"])]
     lanes += sorted(set(rows["lane"]) - set(lanes))
     y = alt.Y("lane:N", sort=lanes, title=None)
@@ -84,8 +85,13 @@ def timeline_chart(rows: pd.DataFrame, sections: list[str]) -> alt.FacetChart:
         .mark_tick(thickness=2.5, size=22)
         .encode(x=x, color=color)
     )
+    syncs = (  # the profiler's own sync records: below the lane, at host issue time
+        base.transform_filter("datum.kind == 'profiler sync'")
+        .mark_point(shape="cross", size=70, filled=True, yOffset=10)
+        .encode(x=x, color=color)
+    )
     return (
-        alt.layer(spans, records, waits, data=rows)
+        alt.layer(spans, records, waits, syncs, data=rows)
         # a faceted chart cannot stretch to its container: a fixed width per panel
         .properties(width=TIMELINE_WIDTH, height=alt.Step(22))
         .facet(

@@ -84,6 +84,10 @@ def timeline_rows(section: str, timeline: Timeline | None) -> pd.DataFrame:
         if m.kind == "sync" or m.device_us is None:
             continue  # syncs are drawn as host calls; an unmatched wait has no device time
         rows.append((section, m.lane, m.kind, m.label, m.device_us, m.device_us, m.host_us, None))
+    for r in timeline.syncs:  # the profiler's own records, at the time the host issued them
+        name = r.kind + (f" (event {r.event_id})" if r.event_id not in (None, -1) else "")
+        end = r.host_us + r.duration_us
+        rows.append((section, r.lane, "profiler sync", name, r.host_us, end, r.host_us, None))
     frame = pd.DataFrame(
         [(s, lane, kind, n, a, b, b - a, h, sid) for s, lane, kind, n, a, b, h, sid in rows],
         columns=TIMELINE_COLUMNS,

@@ -95,6 +95,22 @@ INFO = ExperimentInfo(
             low=0,
             high=100_000,
         ),
+        "sanitizer": OptionSpec(
+            default=False,
+            help=(
+                "also run the orderings in a child process under PyTorch's CUDA sanitizer "
+                "(CSAN, TORCH_CUDA_SANITIZER=1): its race / clean verdict and the two "
+                "conflicting accesses, next to the wrong results out of N (~15 s more)"
+            ),
+            kind="bool",
+        ),
+        "sanitizer_trials": OptionSpec(
+            default=2,
+            help="trials of each ordering under the sanitizer (it needs no race window)",
+            kind="int",
+            low=1,
+            high=20,
+        ),
         "overlap": OptionSpec(
             default=True,
             help="two independent matmul chains on two streams vs one stream: small "

@@ -14,8 +14,10 @@ from runtime_lab.report import Metric, Report, run_json_download
 from runtime_lab.results import stats
 from runtime_lab.streams import charts as cs
 from runtime_lab.streams import frames as fs
+from runtime_lab.streams.csan_frames import csan_frame, csan_notes
 from runtime_lab.streams.figures import primary
 from runtime_lab.streams.result import HARNESS_LABEL, StreamsResult, VariantResult
+from runtime_lab.streams.sync_frames import sync_frame, sync_notes
 
 LANE_NOTE = (
     "Lanes are the lab's own streams: the lab tags each stream's work with "
@@ -254,6 +256,13 @@ def _headline(result: StreamsResult) -> str:
 
 def build(run: dict[str, Any], result: StreamsResult) -> Report:
     fr = fs.report_frames(result)
+    tables = _tables(fr)
+    csan = csan_frame(result)
+    if not csan.empty:  # right after the orderings: the two verdicts side by side
+        tables.insert(1, ("CUDA sanitizer (CSAN) verdict per ordering vs the lab's trials", csan))
+    syncs = sync_frame(result)
+    if not syncs.empty:
+        tables.append(("The profiler's sync records vs the lab's inferred waits and syncs", syncs))
     wrong_ordered = any(v.expected_correct and v.mismatches for v in result.variants)
     return Report(
         headline=_headline(result),
@@ -262,7 +271,7 @@ def build(run: dict[str, Any], result: StreamsResult) -> Report:
             _correctness_metrics(run, result) + _variant_metrics(result) + _host_metrics(result)
         ),
         charts=tuple(_charts(result, fr)),
-        tables=tuple(_tables(fr)),
-        notes=tuple(_notes(run, result)),
+        tables=tuple(tables),
+        notes=tuple(_notes(run, result) + csan_notes(result) + sync_notes(result)),
         downloads=tuple(_downloads(run, result, fr)),
     )

@@ -47,11 +47,27 @@ class Mark:
 
 
 @dataclass(frozen=True)
+class SyncRecord:
+    """One of the profiler's own synchronisation records (enable_cuda_sync_events)."""
+
+    kind: str  # Stream Wait Event | Event Sync | Stream Sync | Context Sync
+    lane: str  # the waiting stream's lab lane, "host" for host-side syncs, or "stream <id>"
+    host_us: float  # when the host issued it, relative to the section's start
+    duration_us: float
+    event_id: int | None  # the CUDA event waited on (wait_on_cuda_event_id), None if not given
+    wait_on_stream: int | None  # the stream whose record is awaited; -1: left unresolved
+    record_correlation: int | None  # the awaited record's correlation id; -1: unresolved
+    call: str | None = None  # the runtime call it belongs to (same correlation id)
+    call_us: float | None = None  # when that call began: the lab's mark of it has this time
+
+
+@dataclass(frozen=True)
 class Timeline:
     kernels: tuple[KernelSpan, ...]
     host_calls: tuple[HostCall, ...]
     marks: tuple[Mark, ...]
     lane_streams: tuple[tuple[str, int], ...]  # lab lane → profiler stream id, as mapped
+    syncs: tuple[SyncRecord, ...] = ()  # the profiler's sync records; () when it wrote none
 
 
 @dataclass(frozen=True)
@@ -100,6 +116,36 @@ class HostBlocking:
 
 
 @dataclass(frozen=True)
+class CsanAccess:
+    """One side of a conflict CSAN found: which stream, which ATen op, read or write, where."""
+
+    stream: str  # the lab's lane (default, side) or the raw stream handle
+    operator: str  # the op's schema name, e.g. aten::mm
+    access: str  # read | write
+    aliases: tuple[str, ...]  # the op's argument names the tensor was passed as
+    is_output: bool
+    user_line: str | None  # innermost frame in the lab's ordering code
+
+
+@dataclass(frozen=True)
+class CsanRace:
+    tensor: str  # x, y, or where the tensor was allocated
+    current: CsanAccess  # the access CSAN could not order after…
+    previous: CsanAccess  # …this earlier one on another stream
+
+
+@dataclass(frozen=True)
+class CsanVerdict:
+    """The CUDA sanitizer's verdict on one ordering, from a child process under CSAN."""
+
+    variant: str
+    verdict: str  # race | clean | error
+    races: tuple[CsanRace, ...]
+    trials: int
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class StreamsResult:
     """The seed's side-stream matmul: correctness against a default-stream reference, then time."""
 
@@ -121,6 +167,10 @@ class StreamsResult:
     event_ms: tuple[float, ...] = ()  # Event(enable_timing=True).elapsed_time of the matmul
     blocking_timeline: Timeline | None = None  # one profiled round of the host-blocking calls
     trace_file: str | None = None
+    csan: tuple[CsanVerdict, ...] = ()  # the sanitizer's verdict per ordering; () not asked
+    csan_note: str = ""  # how CSAN ran, or why there are no verdicts
+    # "on": the profiled trials asked for the profiler's CUDA sync records; else why not ("" old)
+    sync_events: str = ""
 
 
 RESULT_TYPE = StreamsResult  # what the registry rebuilds a stored run into

@@ -10,6 +10,7 @@ from runtime_lab.lab.base import TOLERANCES, Context, element_bytes, torch_dtype
 from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure
 from runtime_lab.results import Timing
 from runtime_lab.spec import RunSpec
+from runtime_lab.streams import run_csan
 from runtime_lab.streams import run_lab as stream_lab
 from runtime_lab.streams.result import HARNESS_LABEL, StreamsResult
 
@@ -88,6 +89,8 @@ def run(spec: RunSpec, ctx: Context) -> StreamsResult:
     del consumed, reference
     timings = _timings(spec, ctx, x, y, side) if passed else ()
     extras = stream_lab.run_cuda_parts(spec, ctx, x, y, side, generator) if cuda and passed else {}
+    if spec.option("sanitizer"):  # last: a child process, after everything this one timed
+        extras |= _sanitizer(spec, ctx, cuda)
     return StreamsResult(
         device=str(device),
         streams_supported=cuda,
@@ -121,6 +124,14 @@ def _timings(spec: RunSpec, ctx: Context, x, y, side) -> tuple[Timing, ...]:
         )
         for label, fn in timed.items()
     )
+
+
+def _sanitizer(spec: RunSpec, ctx: Context, cuda: bool) -> dict:
+    if not cuda:
+        return {"csan_note": "CSAN (the CUDA sanitizer) watches CUDA streams: it needs a GPU"}
+    ctx.progress("the orderings under the CUDA sanitizer (child process)", None, None)
+    found, note = run_csan.verdicts(spec, str(ctx.device), operand_shapes(spec.shape))
+    return {"csan": found, "csan_note": note}
 
 
 def _note(cuda: bool, passed: bool) -> str:

@@ -90,6 +90,7 @@ def _run(spec: RunSpec, ctx: Context, x, y, side, generator) -> dict[str, Any]:
         "event_ms": event_ms,
         "blocking_timeline": _timeline(events, "host-blocking"),
         "trace_file": str(trace),
+        "sync_events": sync_config()[1],
     }
 
 
@@ -131,13 +132,23 @@ def _arrangements(case: OverlapCase) -> tuple[tuple[str, str], ...]:
     return (("serial", "serial"), ("concurrent", "concurrent"))
 
 
+def sync_config() -> tuple[dict[str, Any], str]:
+    """The profiler's CUDA sync records (off by default: a default trace of the side-stream matmul
+    has none), where this torch build's experimental config has the switch; and a word on it."""
+    try:
+        config = torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)
+    except (AttributeError, TypeError) as exc:
+        return {}, f"this torch build's profiler has no enable_cuda_sync_events ({exc})"[:300]
+    return {"experimental_config": config}, "on"
+
+
 def _profile(work: Workload, names, cases, trace) -> None:
     """One trial of each variant, each overlap arrangement and a host-blocking round, tagged
     with lab:section ranges, in one profiler session (warmed first: its first session is slow).
     Each section is also a ProfilerStep, so trace tools break the trace down per section."""
     warm_profiler(ACTIVITIES, lambda: torch.cuda.synchronize())
     steps = itertools.count()
-    with profile(activities=ACTIVITIES) as prof:
+    with profile(activities=ACTIVITIES, **sync_config()[0]) as prof:
         for name in names:
             torch.cuda.synchronize()
             with step_range(next(steps)), record_function(f"lab:section:variant:{name}"):

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from runtime_lab.streams.result import HostCall, KernelSpan, Mark, Timeline
+from runtime_lab.streams.result import HostCall, KernelSpan, Mark, SyncRecord, Timeline
 
 DEVICE_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
 LANE_PREFIX, MARK_PREFIX, SECTION_PREFIX = "lab:stream:", "lab:mark:", "lab:section:"
@@ -89,12 +89,50 @@ def timeline(events: list[dict[str, Any]], section: str | None = None) -> Timeli
         for name, lane, sid, start, end, cat, _ in kernels
     )
     host_calls = tuple(_host_call(c, lanes, t0) for c in calls)
+    lane_streams = tuple(sorted({(k.lane, k.stream_id) for k in spans}))
     return Timeline(
         kernels=spans,
         host_calls=host_calls,
         marks=_marks(calls, lanes, marks, spans, [k[6] for k in kernels], t0),
-        lane_streams=tuple(sorted({(k.lane, k.stream_id) for k in spans})),
+        lane_streams=lane_streams,
+        syncs=_syncs(events, window, t0, {sid: lane for lane, sid in lane_streams}),
     )
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) else None
+
+
+def _syncs(events, window, t0: float, lanes: dict[int, str]) -> tuple[SyncRecord, ...]:
+    """The profiler's cuda_sync records in the window, on the lane of the stream that waits,
+    each with the runtime call of the same correlation id (how the lab's marks are found)."""
+    calls = {
+        e["args"]["correlation"]: e
+        for e in events
+        if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})
+    }
+    found = []
+    for e in events:
+        if e.get("cat") != "cuda_sync" or not window[0] <= float(e.get("ts", 0.0)) <= window[1]:
+            continue
+        args = e.get("args") or {}
+        stream = _int(args.get("stream"))
+        lane = "host" if stream in (None, -1) else lanes.get(stream, f"stream {stream}")
+        call = calls.get(args.get("correlation"))
+        found.append(
+            SyncRecord(
+                kind=str(args.get("cuda_sync_kind") or e.get("name")),
+                lane=lane,
+                host_us=float(e["ts"]) - t0,
+                duration_us=float(e.get("dur", 0.0)),
+                event_id=_int(args.get("wait_on_cuda_event_id")),
+                wait_on_stream=_int(args.get("wait_on_stream")),
+                record_correlation=_int(args.get("wait_on_cuda_event_record_corr_id")),
+                call=call["name"] if call else None,
+                call_us=float(call["ts"]) - t0 if call else None,
+            )
+        )
+    return tuple(sorted(found, key=lambda r: r.host_us))
 
 
 def _window(events: list[dict[str, Any]], section: str | None) -> tuple[float, float]:

@@ -1,0 +1,86 @@
+"""CSAN's verdict per ordering, from a child process under the sanitizer (never the timing one)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from runtime_lab.spec import RunSpec
+from runtime_lab.streams.result import CsanAccess, CsanRace, CsanVerdict
+
+TIMEOUT_S = 300
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def verdicts(spec: RunSpec, device: str, shapes: tuple) -> tuple[tuple[CsanVerdict, ...], str]:
+    """(verdicts, note): the note says why there are none, or how the child was run."""
+    x_shape, y_shape, _ = shapes
+    args = {
+        "device": device,
+        "seed": spec.seed,
+        "dtype": spec.dtype,
+        "x_shape": list(x_shape),
+        "y_shape": list(y_shape),
+        "delay_us": spec.option("delay_us"),
+        "trials": spec.option("sanitizer_trials"),
+        "variants": spec.option("variant").split(","),
+    }
+    env = {**os.environ, "TORCH_CUDA_SANITIZER": "1", "PYTHONPATH": _path()}
+    command = [sys.executable, "-m", "runtime_lab.streams.run_csan_child", json.dumps(args)]
+    try:
+        done = subprocess.run(
+            command, env=env, capture_output=True, text=True, timeout=TIMEOUT_S, cwd=ROOT
+        )
+    except subprocess.TimeoutExpired:
+        return (), f"the sanitizer child did not finish in {TIMEOUT_S} s"
+    if done.returncode != 0:
+        tail = (done.stderr or "no output").strip().splitlines()[-1:] or ["no output"]
+        return (), f"the sanitizer child failed (exit {done.returncode}): {tail[0][:300]}"
+    return parse(done.stdout)
+
+
+def _path() -> str:
+    parts = [str(ROOT), os.environ.get("PYTHONPATH", "")]
+    return os.pathsep.join(p for p in parts if p)
+
+
+def parse(stdout: str) -> tuple[tuple[CsanVerdict, ...], str]:
+    """The child's last stdout line (CSAN prints its reports to stderr)."""
+    lines = [line for line in stdout.strip().splitlines() if line.startswith("{")]
+    if not lines:
+        return (), "the sanitizer child printed no result"
+    data = json.loads(lines[-1])
+    if data.get("error"):
+        return (), data["error"]
+    found = tuple(_verdict(v) for v in data.get("verdicts", []))
+    return (
+        found,
+        f"TORCH_CUDA_SANITIZER=1 in a child process, {found[0].trials if found else 0} trial(s) per ordering",
+    )
+
+
+def _access(data: dict) -> CsanAccess:
+    return CsanAccess(
+        stream=data["stream"],
+        operator=data["operator"],
+        access=data["access"],
+        aliases=tuple(data.get("aliases") or ()),
+        is_output=bool(data.get("is_output")),
+        user_line=data.get("user_line"),
+    )
+
+
+def _verdict(data: dict) -> CsanVerdict:
+    races = tuple(
+        CsanRace(r["tensor"], _access(r["current"]), _access(r["previous"])) for r in data["races"]
+    )
+    return CsanVerdict(
+        variant=data["variant"],
+        verdict=data["verdict"],
+        races=races,
+        trials=data["trials"],
+        error=data.get("error"),
+    )
