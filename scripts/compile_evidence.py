@@ -29,13 +29,13 @@ if device == "cuda":
     FUSION_MODES += ",cuda-graph-inductor"
 
 
-def keep(run: dict, name: str) -> None:
-    """The run JSON and its compile files under OUT (fixtures and docs come from there)."""
+def keep(run: dict, name: str, logs: bool = False) -> None:
+    """The run JSON (and, asked, the job's compile traces) under OUT, for fixtures and docs."""
     if out is None:
         return
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{name}.json").write_text(json.dumps(run, default=str))
-    for path in Path(jobs.data_dir, "compile").glob("*.log"):
+    for path in Path(jobs.data_dir, "compile").glob("*.log") if logs else ():
         shutil.copy(path, out / path.name)
 
 
@@ -56,9 +56,11 @@ def fusion(shape: str) -> None:
     spec = build_spec("fusion", shape, device=device, options=options)
     start = time.perf_counter()
     job = jobs.wait(jobs.submit(spec), 900)
-    print(f"fusion {shape} {device}: {job.state} in {time.perf_counter() - start:.1f} s {job.error or ''}")
+    print(
+        f"fusion {shape} {device}: {job.state} in {time.perf_counter() - start:.1f} s {job.error or ''}"
+    )
     run = job.as_run()
-    keep(run, f"fusion-{shape}")
+    keep(run, f"fusion-{shape}", logs=True)
     result = result_from_record("fusion", run["result"])
     frame = cf.kernel_sources((m.mode, m.compile_evidence, m.kernels) for m in result.modes)
     print(frame.drop(columns=["lowered to"]).to_string())
@@ -75,19 +77,39 @@ def fusion(shape: str) -> None:
             )
 
 
-def recompiles() -> None:
-    options = {"shapes": "512x512,1024x1024,2048x2048,1024x1024", "compile_trace": True}
+def recompiles(stance: str = "default", cudagraphs: bool = False) -> None:
+    modes = "dynamic=False,dynamic=None,dynamic=True,mark_dynamic,maybe_mark_dynamic,mark_unbacked"
+    options = {
+        "shapes": "512x512,1024x1024,2048x2048,1024x1024,1x512",
+        "modes": modes,
+        "stance": stance,
+        "cudagraphs": cudagraphs,
+        "bucket": "off",
+    }
     spec = build_spec("recompiles", "512x512", device=device, options=options)
     start = time.perf_counter()
     job = jobs.wait(jobs.submit(spec), 900)
-    print(f"recompiles {device}: {job.state} in {time.perf_counter() - start:.1f} s {job.error or ''}")
+    took = time.perf_counter() - start
+    print(f"recompiles {device} stance={stance}: {job.state} in {took:.1f} s {job.error or ''}")
     run = job.as_run()
-    keep(run, "recompiles")
+    keep(run, f"recompiles-{stance}")
     result = result_from_record("recompiles", run["result"])
     for m in result.modes:
-        print(f"  {m.mode}: {[(c.index, c.event, c.compile_id) for c in m.calls]} {m.error or ''}")
-        evidence_of(m.mode, m.compile_evidence)
-    if result.graph_break is not None:
+        calls = [(c.index, c.event, c.compile_id) for c in m.calls]
+        print(f"  {m.mode}: {calls} {m.error or ''}")
+        for c in m.calls:
+            if c.reason and stance != "default":
+                print(f"    call {c.index}: {c.reason[:160]}")
+        if m.pool_bytes is not None or m.cudagraph_note:
+            print(f"    pool_bytes {m.pool_bytes}, note {m.cudagraph_note!r}")
+        for c in m.calls:
+            if c.cudagraph:
+                print(
+                    f"    call {c.index} {c.shape}: {c.cudagraph} id {c.cudagraph_id} {c.cudagraph_reason or ''}"
+                )
+        if stance == "default":
+            evidence_of(m.mode, m.compile_evidence)
+    if result.graph_break is not None and stance == "default":
         evidence_of("graph-break", result.graph_break.compile_evidence)
     print("  notes:", result.notes)
 
@@ -99,6 +121,8 @@ try:
         fusion("256x256")
         fusion("16384x16384" if device == "cuda" else "1024x1024")
     if which in ("recompiles", "all"):
-        recompiles()
+        recompiles(cudagraphs=device == "cuda")
+        recompiles("eager_on_recompile")
+        recompiles("fail_on_recompile")
 finally:
     jobs.close()

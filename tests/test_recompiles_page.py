@@ -4,6 +4,7 @@ import pytest
 from apphelpers import open_page, poll_until, widget
 from streamlit.testing.v1 import AppTest
 from test_recompiles_frames import _result, _run
+from test_recompiles_whatif import _whatif
 
 from runtime_lab import ui
 from runtime_lab.env import gpu_likely
@@ -97,3 +98,48 @@ def test_a_report_with_a_limit_hit_shows_a_warning():
     assert "Graph-break variant: item-branch" in expanders
     labels = [b.proto.label for b in at.get("download_button") if b.proto.label not in CHARTS]
     assert labels == ["Run JSON", "Calls CSV", "Totals CSV", "Reasons CSV"]
+
+
+def test_form_offers_the_new_modes_a_stance_and_the_cudagraph_what_if(app):
+    at = _open(app)
+    modes = widget(at.multiselect, "modes")
+    assert {"maybe_mark_dynamic", "mark_unbacked"} <= set(modes.options)
+    assert "mark_unbacked" not in modes.value  # opt-in: each mode is one more compile
+    stance = widget(at.selectbox, "stance")
+    assert stance.value == "default" and "fail_on_recompile" in stance.options
+    assert widget(at.checkbox, "cudagraphs").value is False
+
+
+def test_a_report_with_the_what_ifs_draws():
+    at = AppTest.from_function(_draw, args=(_run(_whatif()),), default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    assert "stance fail_on_recompile after call 1" in at.success[0].value
+    assert not at.warning  # the stance's failures are its answer, not the run's trouble
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["reduce-overhead: CUDA graphs"] == "2 recorded · 2 replayed"
+    assert metrics["stance after call 1"] == "fail_on_recompile · 0 eager · 4 failed"
+    assert len(at.get("vega_lite_chart")) == 4  # timeline, limit, steady state, CUDA graphs
+
+
+@pytest.mark.slow
+def test_a_cpu_run_with_the_new_modes_and_a_stance(app):
+    at = _open(app)
+    widget(at.text_area, "shapes").set_value("64x64,128x128,64x64")
+    widget(at.multiselect, "modes").set_value(
+        ["dynamic=False", "maybe_mark_dynamic", "mark_unbacked"]
+    )
+    widget(at.selectbox, "stance").set_value("eager_on_recompile")
+    widget(at.selectbox, "Device").set_value("cpu")
+    widget(at.selectbox, "backend").set_value("eager")
+    widget(at.selectbox, "graph_break").set_value("off")
+    widget(at.number_input, "Timed calls").set_value(3)
+    at.button[0].click()
+    at.run()
+    poll_until(at, lambda a: len(a.success) > 0)
+    head = at.success[0].value
+    assert head.startswith("recompiles CPU eager, 3 calls: dynamic=False 1 graph")
+    assert "mark_unbacked 1 graph" in head and "stance eager_on_recompile after call 1" in head
+    metrics = {m.label: m.value for m in at.metric}
+    # dynamic=False: 128² ran eager under the stance; bucketed (pow2) too; the marks never recompile
+    assert metrics["stance after call 1"] == "eager_on_recompile · 2 eager · 0 failed"

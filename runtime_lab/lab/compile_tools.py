@@ -243,3 +243,47 @@ def warm_compiler(backend: str, device: torch.device) -> None:
     fn = torch.compile(lambda t: t * 2 + 1, backend=backend, dynamic=False)
     fn(torch.ones(8, device=device))
     reset()
+
+
+def guard_misses(code: types.CodeType, frame_locals: dict) -> tuple[str, ...]:
+    """Each cached frame's first failing guard for these locals, worded as Dynamo's recompile log
+    words it ("0/0: tensor 'x' size mismatch …"): the reason a call would have recompiled."""
+    found = []
+    for entry in _cache_entries(code):
+        try:
+            verbose = entry.guard_manager.check_verbose(frame_locals)
+            if verbose.result:
+                continue
+            part = str(list(verbose.verbose_code_parts)[0])
+        except Exception:  # a private API: without it the reason is simply not known
+            continue
+        part = re.sub(r"L\['(\w+)'\]", r"\1", part)  # the log's x, not the guard's L['x']
+        found.append(f"{entry.compile_id}: {part}")
+    return tuple(found)
+
+
+def stance_missing(stance: str) -> str | None:
+    """Why this torch cannot set the stance (None: it can); leaves the default stance set."""
+    set_stance = getattr(torch.compiler, "set_stance", None)
+    if set_stance is None:
+        return "stance needs torch ≥ 2.6: torch.compiler.set_stance is missing"
+    try:
+        set_stance(stance)
+    except Exception as exc:
+        return f"stance {stance} is not known to this torch: {type(exc).__name__}: {exc}"
+    finally:
+        set_stance("default")
+    return None
+
+
+@contextmanager
+def stance(name: str | None) -> Iterator[None]:
+    """torch.compiler.set_stance(name) while inside, the default stance again after, error or not."""
+    if not name or name == "default":
+        yield
+        return
+    torch.compiler.set_stance(name)
+    try:
+        yield
+    finally:
+        torch.compiler.set_stance("default")

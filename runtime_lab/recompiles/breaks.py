@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import io
+from contextlib import nullcontext
 
 import torch
 import torch.nn.functional as F
@@ -11,6 +12,7 @@ from torch._dynamo.utils import counters
 
 from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab.base import Context, torch_dtype
+from runtime_lab.lab.compile_trace import capture, evidence
 from runtime_lab.recompiles.result import GraphBreakResult
 from runtime_lab.spec import RunSpec
 
@@ -51,10 +53,12 @@ def run_variant(
     x = torch.randn(shape, generator=generator, device=ctx.device, dtype=torch_dtype(dtype))
     y = torch.randn(shape, generator=generator, device=ctx.device, dtype=torch_dtype(dtype))
     backend = spec.option("backend")
+    traced = capture(f"breaks-{variant}") if spec.option("compile_trace") else nullcontext()
     try:
         ct.reset()
         compiled = torch.compile(ct.own_copy(fn, f"{fn.__name__}_compiled"), backend=backend)
-        out = compiled(x, y)
+        with traced as trace:
+            out = compiled(x, y)
         compiled(x, y)  # a warm call: the graphs are reused, no new ones
         breaks = dict(counters["graph_break"])
         graphs = counters["stats"].get("unique_graphs", 0)
@@ -79,4 +83,5 @@ def run_variant(
         fullgraph_error_type=error_type,
         fullgraph_error=error,
         matches_eager=matches,
+        compile_evidence=evidence(trace) if trace is not None else None,
     )

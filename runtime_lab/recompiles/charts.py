@@ -5,12 +5,15 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from runtime_lab.recompiles.result import EVENTS
+from runtime_lab.recompiles.frames import MODE_ORDER
+from runtime_lab.recompiles.result import CUDAGRAPH_STATES, EVENTS
 
 EVENT_COLORS = ("#4c78a8", "#e45756", "#54a24b", "#f58518", "#222222")
 EVENT_SHAPES = ("circle", "triangle-down", "circle", "diamond", "cross")
 STATUS = {"within": "#54a24b", "near": "#f58518", "hit": "#e45756"}
-MODE_COLORS = ("#4c78a8", "#f58518", "#54a24b", "#b279a2", "#9d755d")
+MODE_COLORS = ("#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2", "#9d755d")
+MODE_COLORS += ("#eeca3b",)  # one per mode in MODE_ORDER: a mode keeps its colour in every run
+CUDAGRAPH_COLORS = ("#bab0ac", "#e45756", "#54a24b", "#f58518")  # warmup recorded replayed skipped
 STEP = 64  # pixels per call on the x axis of the faceted chart (facets cannot stretch)
 WIDTH = (560, 1000)
 LEGEND = {"orient": "bottom", "columns": 5, "labelLimit": 300}
@@ -43,8 +46,17 @@ def _call_tooltip() -> list[alt.Tooltip]:
         alt.Tooltip("fx_cache:N", title="FX graph cache"),
         alt.Tooltip("steady_ms:Q", format=".4f", title="steady state (ms)"),
         alt.Tooltip("eager_ms:Q", format=".4f", title="eager (ms)"),
+        alt.Tooltip("stance:N"),
+        alt.Tooltip("cudagraph:N", title="CUDA graph"),
+        alt.Tooltip("cudagraph_reason:N", title="CUDA graph: why"),
         alt.Tooltip("error:N"),
     ]
+
+
+def _mode_colors(modes: list[str]) -> list[str]:
+    colors = dict(zip(MODE_ORDER, MODE_COLORS, strict=True))
+    spare = iter(("#bab0ac", "#79706e", "#d67195", "#ff9da6"))
+    return [colors.get(m) or next(spare, "#333333") for m in modes]
 
 
 def timeline_chart(calls: pd.DataFrame, modes: list[str]) -> alt.FacetChart:
@@ -169,7 +181,7 @@ def steady_chart(calls: pd.DataFrame, modes: list[str]) -> alt.LayerChart:
             color=alt.Color(
                 "mode:N",
                 sort=modes,
-                scale=alt.Scale(domain=modes, range=list(MODE_COLORS[: len(modes)])),
+                scale=alt.Scale(domain=modes, range=_mode_colors(modes)),
                 legend=alt.Legend(orient="right", labelLimit=300),
             ),
             tooltip=_call_tooltip(),
@@ -190,3 +202,34 @@ def steady_chart(calls: pd.DataFrame, modes: list[str]) -> alt.LayerChart:
         )
     )
     return alt.layer(reference, lines).properties(height=360)
+
+
+def cudagraph_chart(graphs: pd.DataFrame) -> alt.LayerChart:
+    """The reduce-overhead what-if: per call what cudagraph trees did (warm-up, record, replay,
+    skip), the CUDA graph's id beside its marker."""
+    data = graphs.assign(
+        label=[f"{c}: {s}" for c, s in zip(graphs["call"], graphs["shape"], strict=True)],
+        graph_text=graphs["cuda_graph_id"].map(
+            lambda g: "" if g != g or g is None else f"#{g:.0f}"
+        ),
+    )
+    x = alt.X("label:N", sort=list(data.sort_values("call")["label"]), title="call")
+    x = x.axis(labelAngle=-40, labelLimit=160, labelOverlap=False)
+    y = alt.Y("cudagraph:N", sort=list(CUDAGRAPH_STATES), title=None)
+    scale = alt.Scale(domain=list(CUDAGRAPH_STATES), range=list(CUDAGRAPH_COLORS))
+    tooltip = [
+        alt.Tooltip("call:Q", title="call #"),
+        alt.Tooltip("shape:N"),
+        alt.Tooltip("event:N", title="Dynamo"),
+        alt.Tooltip("cudagraph:N", title="CUDA graph"),
+        alt.Tooltip("cuda_graph_id:Q", title="graph id"),
+        alt.Tooltip("why:N"),
+        alt.Tooltip("steady_ms:Q", format=".4f", title="steady state (ms)"),
+    ]
+    points = (
+        alt.Chart(data)
+        .mark_point(filled=True, size=120)
+        .encode(x=x, y=y, color=alt.Color("cudagraph:N", scale=scale, legend=None), tooltip=tooltip)
+    )
+    text = alt.Chart(data).mark_text(dy=-12, fontSize=11).encode(x=x, y=y, text="graph_text:N")
+    return alt.layer(points, text).properties(height=alt.Step(34))

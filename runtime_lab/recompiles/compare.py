@@ -24,6 +24,17 @@ def _breaks(rest: str) -> str:
     return f"graph-break variant: {rest.replace('_', ' ')}"
 
 
+def _stance(rest: str) -> str:
+    what, _, mode = rest.partition(".")
+    return f"{mode} calls the stance {'ran eager' if what == 'eager' else 'made fail'}"
+
+
+def _cudagraphs(rest: str) -> str:
+    if rest == "pool_bytes":
+        return "reduce-overhead CUDA-graph pool"
+    return f"reduce-overhead calls {'warmed up' if rest == 'warmup' else rest} (CUDA graphs)"
+
+
 LABELS: dict[str, Any] = {
     "unique_graphs": "{} graphs",
     "recompiles": "{} recompiles",
@@ -31,6 +42,8 @@ LABELS: dict[str, Any] = {
     "cache_hits": "{} cache hits",
     "graph_breaks": _breaks,
     "recompile_limit": _limit,
+    "stance": _stance,
+    "cudagraphs": _cudagraphs,
 }
 UNITS: dict[str, str] = {}
 IGNORED = ("recompile_limit.*.limit",)  # an input, the same in like runs
@@ -48,7 +61,8 @@ def _calls(result: RecompilesResult) -> pd.DataFrame:
 
 
 def charts(results: Sequence[tuple[str, RecompilesResult]]) -> list[tuple[str, Any]]:
-    """Graphs per mode, and compile seconds per call of the sequence, the run as colour."""
+    """Graphs per mode, compile seconds per call of the sequence, and the calls a stance ran eager
+    or made fail (runs with a stance only), the run as colour."""
     runs = [name for name, _ in results]
     totals = cc.with_run(results, rf.totals_frame)
     calls = cc.with_run(results, _calls)
@@ -73,6 +87,18 @@ def charts(results: Sequence[tuple[str, RecompilesResult]]) -> list[tuple[str, A
     ]
     order = list(rf.MODE_ORDER)
     x_order = sorted(set(calls["call"])) if "call" in calls else []
+    stance_tip = [
+        run,
+        alt.Tooltip("mode:N"),
+        alt.Tooltip("stance:N"),
+        alt.Tooltip("stance_eager:Q", title="ran eager by the stance"),
+        alt.Tooltip("stance_failed:Q", title="raised by the stance"),
+    ]
+    turned = totals.assign(stance_turned=None)
+    if "stance" in totals:  # a run without a stance has no bar, not a zero one
+        has = totals["stance"].notna()
+        both = totals.loc[has, "stance_eager"] + totals.loc[has, "stance_failed"]
+        turned.loc[has, "stance_turned"] = both.astype(float)
     return cc.present(
         [
             (
@@ -99,6 +125,18 @@ def charts(results: Sequence[tuple[str, RecompilesResult]]) -> list[tuple[str, A
                     y_title="compile seconds in the call",
                     tooltip=calls_tip,
                     x_order=x_order,
+                ),
+            ),
+            (
+                "Calls after the first that the stance ran eager or made fail, by mode",
+                cc.grouped_bars(
+                    turned,
+                    runs,
+                    y="mode",
+                    x="stance_turned",
+                    x_title="calls the stance ran eager or made fail",
+                    tooltip=stance_tip,
+                    order=order,
                 ),
             ),
         ]

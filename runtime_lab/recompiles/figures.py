@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from runtime_lab.recompiles import cudagraph_calls as cg
 from runtime_lab.recompiles.result import RecompilesResult
 
 
@@ -40,4 +41,20 @@ def key_figures(result: RecompilesResult) -> dict[str, Any]:
             for m in modes
         },
         "failed_modes": {m.mode: m.error for m in result.modes if m.error},
+        # the what-ifs, where they ran: calls the stance turned eager or failed, CUDA graphs
+        "stance": None
+        if result.stance == "default"
+        else {
+            "stance": result.stance,
+            "eager": {m.mode: m.stance_eager for m in modes if m.stance},
+            "failed": {m.mode: m.stance_failed for m in modes if m.stance},
+        },
+        "cudagraphs": next(
+            (
+                {**cg.counts(c.cudagraph for c in m.calls), "pool_bytes": m.pool_bytes}
+                for m in modes
+                if m.mode == cg.MODE
+            ),
+            None,
+        ),
     }

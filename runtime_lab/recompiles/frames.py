@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from runtime_lab.recompiles import cudagraph_calls as cg
 from runtime_lab.recompiles.info import RECOMPILE_MODES
 from runtime_lab.recompiles.result import ModeRun, RecompilesResult
 
-MODE_ORDER = (*RECOMPILE_MODES, "bucketed")
+MODE_ORDER = (*RECOMPILE_MODES, "bucketed", cg.MODE)
 NEAR_LIMIT = 0.75  # compiles at or past 75 % of the limit: one more shape family and it is hit
 MB = 1e6
 
@@ -55,13 +56,17 @@ def calls_frame(result: RecompilesResult) -> pd.DataFrame:
                     "eager_ms": c.eager_ms,
                     "padding_bytes": c.padding_bytes,
                     "error": c.error,
+                    "stance": c.stance,
+                    "cudagraph": c.cudagraph,
+                    "cudagraph_id": c.cudagraph_id,
+                    "cudagraph_reason": c.cudagraph_reason,
                 }
             )
     columns = ["mode", "call", "label", "shape", "run_shape", "dtype", "event", "compiled"]
     columns += ["compile_s", "call_s", "compile_id", "reason", "guard_failures"]
     columns += ["guard_failure_count", "guard_count", "fx_cache", "steady_ms", "steady_iqr_ms"]
-    columns += ["eager_ms", "padding_bytes", "error"]
-    return pd.DataFrame(rows, columns=columns)
+    columns += ["eager_ms", "padding_bytes", "error", "stance", "cudagraph", "cudagraph_id"]
+    return pd.DataFrame(rows, columns=[*columns, "cudagraph_reason"])
 
 
 def limit_status(mode: ModeRun) -> str:
@@ -81,6 +86,7 @@ def totals_frame(result: RecompilesResult) -> pd.DataFrame:
     by = {m.mode: m for m in result.modes}
     for name in mode_order(result):
         m = by[name]
+        graphs = cg.counts(c.cudagraph for c in m.calls) if m.mode == cg.MODE else {}
         rows.append(
             {
                 "mode": m.mode,
@@ -103,8 +109,35 @@ def totals_frame(result: RecompilesResult) -> pd.DataFrame:
                 "padding_mb": sum(c.padding_bytes for c in m.calls) / MB,
                 "final_compile_id": m.final_compile_id,
                 "error": m.error,
+                # None, not 0, where they do not apply: the report drops empty columns
+                "stance": m.stance,
+                "stance_eager": m.stance_eager if m.stance else None,
+                "stance_failed": m.stance_failed if m.stance else None,
+                **{f"cudagraphs_{state}": n for state, n in graphs.items()},
+                "pool_mb": m.pool_bytes / MB if m.pool_bytes is not None else None,
             }
         )
+    return pd.DataFrame(rows)
+
+
+def cudagraph_frame(result: RecompilesResult) -> pd.DataFrame:
+    """The reduce-overhead what-if per call: Dynamo's event beside what cudagraph trees did."""
+    found = [m for m in result.modes if m.mode == cg.MODE and not m.error]
+    rows = [
+        {
+            "call": c.index,
+            "shape": _text(c.shape),
+            "dtype": c.dtype,
+            "event": c.event,
+            "compile_id": c.compile_id,
+            "cudagraph": c.cudagraph,
+            "cuda_graph_id": c.cudagraph_id,
+            "why": c.cudagraph_reason,
+            "steady_ms": c.steady_ms,
+        }
+        for m in found
+        for c in m.calls
+    ]
     return pd.DataFrame(rows)
 
 

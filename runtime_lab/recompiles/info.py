@@ -3,7 +3,10 @@
 from runtime_lab.options import MEASURED_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
 
-RECOMPILE_MODES = ("dynamic=False", "dynamic=None", "dynamic=True", "mark_dynamic")
+DEFAULT_MODES = ("dynamic=False", "dynamic=None", "dynamic=True", "mark_dynamic")
+# the marks' variants are opt-in: each mode is one more compile of the sequence
+RECOMPILE_MODES = (*DEFAULT_MODES, "maybe_mark_dynamic", "mark_unbacked")
+STANCES = ("default", "eager_on_recompile", "fail_on_recompile", "force_eager")
 SHAPES_HELP = (
     "the calls, in order: 512x512,1024x1024 or 512x512:float16 (a dtype change), up to 32, or a "
     "preset (squares, growing-batch, alternating, odd-sizes, random:SEED, pow2-buckets, "
@@ -30,7 +33,11 @@ INFO = ExperimentInfo(
         "frame, what the compile cost, which guard failed and why, and how close each "
         "mode came to `recompile_limit`. A bucketing what-if pads the shapes and compares "
         "compiles against the padding's cost; a variant with a graph break shows what "
-        "breaks cost and what `fullgraph=True` says about them."
+        "breaks cost and what `fullgraph=True` says about them. Opt in to "
+        "`maybe_mark_dynamic` and `mark_unbacked` next to `mark_dynamic`, to a compiler "
+        "stance for the calls after the first (what they would do after warm-up), and on a "
+        "GPU to the sequence under `mode=reduce-overhead`: which calls record a CUDA graph, "
+        "replay one or skip cudagraphs, and the pool they fill."
     ),
     default_shape="512x512",
     cpu_defaults={"shapes": "256x256,512x512,1024x1024,256x256"},
@@ -47,14 +54,21 @@ INFO = ExperimentInfo(
             kind="shapes",
         ),
         "modes": OptionSpec(
-            default=",".join(RECOMPILE_MODES),
-            help="dynamic modes compared on the same sequence, each from a clean state",
+            default=",".join(DEFAULT_MODES),
+            help=(
+                "dynamic modes compared on the same sequence, each from a clean state; "
+                "maybe_mark_dynamic marks the dims as a hint (Dynamo may still specialize them), "
+                "mark_unbacked as unbacked sizes (no 0/1 specialization, no guards on them)"
+            ),
             choices=RECOMPILE_MODES,
             kind="multi",
         ),
         "dims": OptionSpec(
             default="0,1",
-            help="dimensions marked dynamic in mark_dynamic and padded when bucketing",
+            help=(
+                "dimensions marked in mark_dynamic, maybe_mark_dynamic and mark_unbacked, and "
+                "padded when bucketing"
+            ),
             choices=("0", "1", "2", "3"),
             kind="multi",
         ),
@@ -86,6 +100,35 @@ INFO = ExperimentInfo(
         "fullgraph": OptionSpec(
             default=False,
             help="torch.compile(fullgraph=...): True makes hitting the limit an error",
+            kind="bool",
+        ),
+        "compile_trace": OptionSpec(
+            default=True,
+            help=(
+                "record each mode's structured compile trace (TORCH_TRACE's format) with "
+                "Inductor's provenance tracking: compile ids with their guards, graph-break "
+                "sites and ids, a tlparse report; the compile seconds then include the trace's "
+                "own logging"
+            ),
+            kind="bool",
+        ),
+        "stance": OptionSpec(
+            default="default",
+            help=(
+                "torch.compiler.set_stance for every call after the first (which compiles under "
+                "the default stance): what the calls after warm-up would do; eager_on_recompile "
+                "runs a shape that would recompile eagerly, fail_on_recompile makes it raise, "
+                "force_eager ignores torch.compile (torch ≥ 2.6)"
+            ),
+            choices=STANCES,
+        ),
+        "cudagraphs": OptionSpec(
+            default=False,
+            help=(
+                "what-if: the same sequence under mode=reduce-overhead (CUDA only): per call "
+                "whether Inductor recorded a new CUDA graph, replayed one, or skipped cudagraphs "
+                "and why, and the private memory pool's size"
+            ),
             kind="bool",
         ),
         "fresh_caches": OptionSpec(

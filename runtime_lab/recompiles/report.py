@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from runtime_lab import compile_frames as cf
 from runtime_lab.recompiles import charts as cr
 from runtime_lab.recompiles import frames as fr
+from runtime_lab.recompiles import report_evidence as ev
+from runtime_lab.recompiles import report_whatif as wi
 from runtime_lab.recompiles.result import ModeRun, RecompilesResult
 from runtime_lab.report import Metric, Report, run_json_download
 
@@ -37,7 +40,8 @@ def _headline(result: RecompilesResult, order: list[str]) -> str:
         for name in order
     ]
     head = f"recompiles {device} {result.backend}, {len(result.sequence)} calls"
-    return f"{head}: {' · '.join(parts)}"
+    stance = f" · stance {result.stance} after call 1" if result.stance != "default" else ""
+    return f"{head}: {' · '.join(parts)}{stance}"
 
 
 def _first_recompile(mode: ModeRun):
@@ -76,6 +80,7 @@ def _metrics(result: RecompilesResult, order: list[str]) -> list[Metric]:
                 (g.fullgraph_error or "")[:400] or None,
             )
         )
+    found += wi.metrics(result)
     found.append(
         Metric(
             "recompile_limit",
@@ -95,7 +100,7 @@ def _mode_notes(result: RecompilesResult) -> list[str]:
         first = _first_recompile(m)
         if first:
             notes.append(f"{m.mode}: first recompile at call {first.index}, because {first.reason}")
-        if m.mode == "mark_dynamic":
+        if m.mode in wi.MARKING:
             marked = {f"index {d}" for d in result.dims}
             other = [
                 c
@@ -106,7 +111,7 @@ def _mode_notes(result: RecompilesResult) -> list[str]:
             ]
             if other:
                 notes.append(
-                    f"mark_dynamic marked dims {', '.join(map(str, result.dims))} only; call "
+                    f"{m.mode} marked dims {', '.join(map(str, result.dims))} only; call "
                     f"{other[0].index} changed another one, so Dynamo recompiled ({other[0].reason})."
                 )
         if m.timing_compiles:
@@ -120,7 +125,8 @@ def _mode_notes(result: RecompilesResult) -> list[str]:
     if ones:
         notes.append(
             f"Shapes with a dimension of size 1 ({', '.join(ones)}): Dynamo specializes sizes 0 "
-            "and 1 even when a dimension is dynamic, so they get a graph of their own."
+            "and 1 even when a dimension is dynamic (unless it is unbacked: mark_unbacked), so "
+            "they get a graph of their own."
         )
     return notes
 
@@ -151,7 +157,7 @@ def _bucket_note(result: RecompilesResult) -> str | None:
 
 
 def _notes(result: RecompilesResult, run: dict[str, Any]) -> list[str]:
-    notes = _mode_notes(result)
+    notes = _mode_notes(result) + wi.notes(result)
     bucket = _bucket_note(result)
     if bucket:
         notes.append(bucket)
@@ -194,7 +200,11 @@ def _cache_note(result: RecompilesResult) -> str:
 def _warnings(result: RecompilesResult) -> list[str]:
     found = [f"{m.mode}: {m.limit_state}" for m in result.modes if m.limit_hit]
     for m in result.modes:
-        other = [c for c in m.calls if c.event == "failed" and not m.limit_hit]
+        other = [
+            c
+            for c in m.calls
+            if c.event == "failed" and not m.limit_hit and not wi.stance_failure(c)
+        ]
         if other:
             found.append(
                 f"{m.mode}: {len(other)} call(s) failed, first at call {other[0].index}: {other[0].error}"
@@ -206,6 +216,8 @@ def _warnings(result: RecompilesResult) -> list[str]:
 def _readable_calls(calls):
     keep = ["mode", "call", "shape", "run_shape", "dtype", "event", "compile_s", "call_s"]
     keep += ["compile_id", "reason", "guard_count", "fx_cache", "steady_ms", "eager_ms", "error"]
+    keep += ["stance", "cudagraph", "cudagraph_reason"]
+    keep += ["tlparse_folder"] if "tlparse_folder" in calls else []
     frame = calls[keep]
     if (frame["shape"] == frame["run_shape"]).all():
         frame = frame.drop(columns="run_shape")
@@ -214,7 +226,7 @@ def _readable_calls(calls):
 
 def build(run: dict[str, Any], result: RecompilesResult) -> Report:
     order = fr.mode_order(result)
-    calls = fr.calls_frame(result)
+    calls = ev.with_folders(fr.calls_frame(result), result)
     totals = fr.totals_frame(result)
     limits = fr.limit_frame(result)
     reasons = fr.reasons_frame(result)
@@ -238,6 +250,7 @@ def build(run: dict[str, Any], result: RecompilesResult) -> Report:
                 cr.steady_chart(calls, order),
             )
         )
+    charts += wi.charts(result)
     tables = [("Per mode totals", totals.dropna(axis="columns", how="all"))]
     tables.append(("Calls", _readable_calls(calls)))
     if not reasons.empty:
@@ -248,11 +261,8 @@ def build(run: dict[str, Any], result: RecompilesResult) -> Report:
         tables.append(("Bucketing per call", bucket.dropna(axis="columns", how="all")))
     if result.graph_break is not None:
         tables.append(("Graph-break variant", fr.graph_break_frame(result)))
-    code = [
-        (f"Guards of the final frame ({m.final_compile_id}): {m.mode}", "text", m.final_guards)
-        for m in (next(x for x in result.modes if x.mode == n) for n in order)
-        if m.final_guards
-    ]
+    tables += wi.tables(result) + ev.evidence_tables(result)
+    code = ev.guard_code(result, order)
     g = result.graph_break
     if g is not None:
         code.append((f"Graph-break variant: {g.variant}", "python", g.source))
@@ -268,6 +278,10 @@ def build(run: dict[str, Any], result: RecompilesResult) -> Report:
     if not reasons.empty:
         data = reasons.to_csv(index=False).encode()
         downloads.append(("Reasons CSV", "recompile-reasons.csv", data, "text/csv"))
+    for m in result.modes:
+        downloads += cf.downloads(m.mode, m.compile_evidence)
+    if result.graph_break is not None:
+        downloads += cf.downloads("graph-break", result.graph_break.compile_evidence)
     return Report(
         headline=_headline(result, order),
         ok=bool(result.modes) and not any(m.error for m in result.modes),

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from runtime_lab.compile_log import CompileEvidence
+
 # What happened on one call of a compiled function.
 EVENTS = ("compile", "recompile", "cache hit", "eager fallback", "failed")
+# What cudagraph trees did on a call under mode=reduce-overhead: a new graph's first run is a
+# warm-up in the pool, its next run records it, later ones replay it
+CUDAGRAPH_STATES = ("warmup", "recorded", "replayed", "skipped")
 
 
 @dataclass(frozen=True)
@@ -27,11 +32,17 @@ class CallRecord:
     eager_ms: float | None = None  # median per call of plain eager, same (unpadded) input
     padding_bytes: int = 0  # extra bytes moved per call by padding (x, y read; out written)
     error: str | None = None
+    stance: str | None = None  # the torch.compiler stance the call ran under (None: default)
+    cudagraph: str | None = None  # one of CUDAGRAPH_STATES (reduce-overhead what-if only)
+    cudagraph_id: int | None = None  # the CUDA graph recorded or replayed
+    cudagraph_reason: str | None = None  # why it warmed up or skipped cudagraphs
 
 
 @dataclass(frozen=True)
 class ModeRun:
-    mode: str  # dynamic=False | dynamic=None | dynamic=True | mark_dynamic | bucketed
+    # dynamic=False | dynamic=None | dynamic=True | mark_dynamic | maybe_mark_dynamic |
+    # mark_unbacked | bucketed | reduce-overhead
+    mode: str
     dynamic: str  # the torch.compile(dynamic=...) argument, as text
     detail: str  # what the mode does, in words
     calls: tuple[CallRecord, ...] = ()
@@ -51,6 +62,13 @@ class ModeRun:
     final_guards: str | None = None  # the newest cached frame's guard tree
     timing_compiles: int = 0  # compiles that steady-state timing caused (should be 0)
     error: str | None = None  # the mode as a whole failed
+    # the sequence's structured compile trace: compile ids with guards, kernels, tlparse report
+    compile_evidence: CompileEvidence | None = None
+    stance: str | None = None  # set for the calls after the first (None: the default stance)
+    stance_eager: int = 0  # later calls the stance ran eager (they would have compiled)
+    stance_failed: int = 0  # later calls the stance made raise
+    pool_bytes: int | None = None  # reduce-overhead: the CUDA-graph pool's segments after it
+    cudagraph_note: str | None = None  # what the CUDA-graph watch could not see, and why
 
 
 @dataclass(frozen=True)
@@ -67,6 +85,8 @@ class GraphBreakResult:
     fullgraph_error: str | None = None
     matches_eager: bool | None = None
     error: str | None = None
+    # the first compile's structured trace: each break's user line, explanation and gb id
+    compile_evidence: CompileEvidence | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +104,8 @@ class RecompilesResult:
     modes: tuple[ModeRun, ...]
     graph_break: GraphBreakResult | None = None
     notes: tuple[str, ...] = ()
+    stance: str = "default"  # what ran: "default" when asked for one this torch lacks
+    cudagraphs: bool = False  # the reduce-overhead what-if was asked for
 
 
 RESULT_TYPE = RecompilesResult  # what the registry rebuilds a stored run into

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from contextlib import nullcontext
 from dataclasses import replace
 
@@ -12,24 +11,32 @@ from torch._dynamo.utils import counters
 
 from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab.base import Context
+from runtime_lab.lab.compile_trace import capture, evidence
 from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES
 from runtime_lab.lab.workload import pointwise
+from runtime_lab.recompiles import run_calls as rc
+from runtime_lab.recompiles import run_cudagraphs as rg
 from runtime_lab.recompiles.breaks import run_variant
-from runtime_lab.recompiles.result import CallRecord, ModeRun, RecompilesResult
-from runtime_lab.recompiles.steady import eager_times, inputs, steady_times
+from runtime_lab.recompiles.result import ModeRun, RecompilesResult
+from runtime_lab.recompiles.steady import eager_times, marks_for, missing_mark, steady_times
 from runtime_lab.shapes import DTYPE_BYTES, bucket, entry_text, parse_sequence
 from runtime_lab.spec import RunSpec
 
-MODES = {  # mode → (torch.compile dynamic=, marks dims dynamic)
-    "dynamic=False": (False, False),
-    "dynamic=None": (None, False),
-    "dynamic=True": (True, False),
-    "mark_dynamic": (None, True),
-    "bucketed": (False, False),
+MODES = {  # mode → (torch.compile dynamic=, how x and y are marked: a steady.MARKS key)
+    "dynamic=False": (False, None),
+    "dynamic=None": (None, None),
+    "dynamic=True": (True, None),
+    "mark_dynamic": (None, "mark_dynamic"),
+    "maybe_mark_dynamic": (None, "maybe_mark_dynamic"),
+    "mark_unbacked": (None, "mark_unbacked"),
+    "bucketed": (False, None),
+    # static shapes: each shape is its own graph, so CUDA-graph records map to Dynamo's compiles
+    rg.MODE: (False, None),
 }
-COMPILED = ("compile", "recompile")
-TRANSFERS = 3  # x and y read, out written: what padding adds per padded element
-MAX_ERROR = 1500
+CUDAGRAPH_CPU = (
+    "The CUDA-graph what-if (cudagraphs) needs CUDA: mode=reduce-overhead records CUDA graphs "
+    "only on a GPU, so it did not run here."
+)
 Plan = list[tuple[tuple[int, ...], tuple[int, ...], str]]  # (requested, run shape, dtype)
 
 
@@ -51,154 +58,70 @@ def estimate_bytes(spec: RunSpec) -> int:
     if spec.option("bucket") != "off":
         sizes += [math.prod(_padded(spec, s)) * DTYPE_BYTES[d] for s, d in _calls(spec)]
     flush = (CUDA_FLUSH_BYTES if spec.device != "cpu" else CPU_FLUSH_BYTES) if spec.l2_flush else 0
-    return max(sizes) * 7 + flush
+    pool = 0
+    if spec.option("cudagraphs") and spec.device != "cpu":
+        # reduce-overhead keeps each distinct shape's graph in its pool: inputs, output, temporaries
+        pool = sum(math.prod(s) * DTYPE_BYTES[d] * 4 for s, d in set(_calls(spec)))
+    return max(sizes) * 7 + flush + pool
 
 
-def _short(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"[:MAX_ERROR]
-
-
-def _is_limit(text: str | None) -> bool:
-    text = (text or "").lower().replace("_", " ")
-    return any(k in text for k in ("recompile limit", "recompilelimit", "cache size limit"))
-
-
-def _fx_cache() -> tuple[int, int]:
-    return (
-        counters["inductor"].get("fxgraph_cache_hit", 0),
-        counters["inductor"].get("fxgraph_cache_miss", 0),
-    )
-
-
-def _call(compiled, code, index: int, item, spec: RunSpec, ctx: Context, log, marks):
-    """One call of the sequence: what Dynamo did, how long it took, which frame ran it."""
-    requested, shape, dtype = item
-    x, y = inputs(shape, dtype, spec.seed + index, ctx.device, marks)
-    before, log_mark, fx_before = ct.compile_records(), len(log), _fx_cache()
-    error = None
-    start = time.perf_counter()
-    try:
-        compiled(x, y)
-        if ctx.device.type == "cuda":
-            torch.cuda.synchronize(ctx.device)
-    except Exception as exc:  # e.g. FailOnRecompileLimitHit: a state of the run, shown per call
-        error = _short(exc)
-    call_s = time.perf_counter() - start
-    new = ct.new_records(before)
-    done = [m for m in new if not getattr(m, "fail_type", None)]
-    failed = [m for m in new if getattr(m, "fail_type", None)]
-    times = [
-        m.dynamo_cumulative_compile_time_us for m in new if m.dynamo_cumulative_compile_time_us
-    ]
-    reasons = [m.recompile_reason for m in new if getattr(m, "recompile_reason", None)]
-    fx_hits, fx_misses = (a - b for a, b in zip(_fx_cache(), fx_before, strict=True))
-    fail_text = "; ".join(str(getattr(m, "fail_reason", "") or "") for m in failed)
-    served = None
-    if error:
-        event = "failed"
-    elif done:
-        event, served = "compile", str(done[-1].compile_id)
-    else:
-        served = ct.served_by(code, {"x": x, "y": y})
-        event = "cache hit" if served else "eager fallback"
-    return CallRecord(
-        index=index,
-        shape=shape,
-        requested_shape=requested,
-        dtype=dtype,
-        event=event,
-        call_s=call_s,
-        compile_s=sum(times) / 1e6 if times else None,
-        compile_id=served,
-        reason=reasons[0] if reasons else None,
-        guard_failures=ct.guard_failures(log[log_mark:]),
-        guard_count=done[-1].guard_count if done else None,
-        fx_cache="hit" if fx_hits else ("miss" if fx_misses else None),
-        padding_bytes=(math.prod(shape) - math.prod(requested)) * DTYPE_BYTES[dtype] * TRANSFERS,
-        error=error or (fail_text[:MAX_ERROR] if failed else None),
-    )
-
-
-def _limit_state(calls: list[CallRecord], limit: int) -> tuple[bool, str | None, str | None]:
-    hit = [c for c in calls if _is_limit(c.error)]
-    if not hit:
-        return False, None, None
-    first = hit[0]
-    raised = [c for c in hit if c.event == "failed"]
-    if raised:
-        kind = raised[0].error.split(":", 1)[0]
-        state = (
-            f"hit recompile_limit ({limit}) at call {first.index}: with fullgraph=True that is an "
-            f"error, so {len(raised)} call(s) raised {kind} instead of running"
-        )
-    else:
-        eager = [c for c in calls[first.index - 1 :] if c.event == "eager fallback"]
-        state = (
-            f"hit recompile_limit ({limit}) at call {first.index}: Dynamo stopped compiling "
-            f"new shapes, {len(eager)} call(s) ran eager (compiled frames still serve theirs)"
-        )
-    return True, state, first.error
-
-
-def run_mode(mode: str, plan: Plan, spec: RunSpec, ctx: Context, log) -> ModeRun:
-    dynamic, marks_dims = MODES[mode]
-    marks = _dims(spec) if marks_dims else None
+def run_mode(mode: str, plan: Plan, spec: RunSpec, ctx: Context, log, stance=None) -> ModeRun:
+    """The sequence from a clean compile state, the stance (if any) set from the second call on:
+    the first call compiles under the default stance, since fail_on_recompile would refuse even
+    that compile and eager_on_recompile would never compile at all."""
+    dynamic, mark = MODES[mode]
+    marks = marks_for(mark, _dims(spec))
+    graphs_whatif = mode == rg.MODE
+    # reduce-overhead is Inductor's mode (torch.compile takes a mode or a backend, not both); it
+    # runs under the default stance: the what-if is about the graphs, not the stance
+    how = {"mode": "reduce-overhead"} if graphs_whatif else {"backend": spec.option("backend")}
+    stance = None if graphs_whatif else stance
     fresh = ct.fresh_cache_dirs() if spec.option("fresh_caches") else nullcontext()
     with fresh:
         ct.reset()
-        fn = ct.own_copy(pointwise, f"pointwise_{mode.replace('=', '_')}")
-        compiled = torch.compile(
-            fn, backend=spec.option("backend"), dynamic=dynamic, fullgraph=spec.option("fullgraph")
-        )
+        fn = ct.own_copy(pointwise, f"pointwise_{mode.replace('=', '_').replace('-', '_')}")
+        compiled = torch.compile(fn, dynamic=dynamic, fullgraph=spec.option("fullgraph"), **how)
         records = []
-        for i, item in enumerate(plan, start=1):
-            ctx.progress(
-                f"{mode}: call {i}/{len(plan)} {entry_text(item[1], item[2])}", i, len(plan)
-            )
-            record = _call(compiled, fn.__code__, i, item, spec, ctx, log, marks)
-            if record.event == "compile" and any(r.event in COMPILED for r in records):
-                record = replace(record, event="recompile")
-            records.append(record)
-        graphs = counters["stats"].get("unique_graphs", 0)
-        breaks = sum(counters["graph_break"].values())
+        traced = capture(_trace_name(mode)) if spec.option("compile_trace") else nullcontext()
+        watch = rg.Watch() if graphs_whatif else nullcontext()
+        # the sequence only: steady-state timing runs without the trace and the watch
+        with traced as trace, watch as seen:
+            for i, item in enumerate(plan, start=1):
+                ctx.progress(
+                    f"{mode}: call {i}/{len(plan)} {entry_text(item[1], item[2])}", i, len(plan)
+                )
+                if seen is not None:
+                    seen.before()
+                later = stance if i > 1 else None
+                record = rc.call(compiled, fn.__code__, i, item, spec, ctx, log, marks, later)
+                if record.event == "compile" and any(r.event in rc.COMPILED for r in records):
+                    record = replace(record, event="recompile")
+                records.append(seen.after(record) if seen is not None else record)
+        pool, pool_note = rg.pool(ctx.device) if graphs_whatif else (None, None)
+        unseen = [*(seen.notes if seen is not None else []), pool_note]
+        base = ModeRun(
+            mode=mode,
+            dynamic=str(dynamic),
+            detail=_detail(mode, spec),
+            unique_graphs=counters["stats"].get("unique_graphs", 0),
+            graph_breaks=sum(counters["graph_break"].values()),
+            compile_evidence=evidence(trace) if trace is not None else None,
+            pool_bytes=pool,
+            cudagraph_note="; ".join(n for n in unseen if n) or None,
+        )
         final_id, guards = ct.final_guards(fn.__code__)
         before = ct.compile_records()
-        times = steady_times(compiled, records, spec, ctx, marks, mode)
+        with ct.stance(stance):  # timed as the calls after warm-up ran: eager where they did
+            times = steady_times(compiled, records, spec, ctx, marks, mode)
         timing_compiles = len(ct.new_records(before))
-    limit = spec.option("recompile_limit")
-    hit, state, limit_error = _limit_state(records, limit)
-    calls = []
-    for r in records:
-        steady = times.get((r.shape, r.dtype))
-        calls.append(
-            replace(
-                r,
-                steady_ms=steady[0] if steady else None,
-                steady_iqr_ms=steady[1] if steady else None,
-            )
-        )
-    compiled_calls = [c for c in calls if c.event in COMPILED]
-    return ModeRun(
-        mode=mode,
-        dynamic=str(dynamic),
-        detail=_detail(mode, spec),
-        calls=tuple(calls),
-        unique_graphs=graphs,
-        compiles=len(compiled_calls),
-        recompiles=sum(c.event == "recompile" for c in calls),
-        cache_hits=sum(c.event == "cache hit" for c in calls),
-        eager_fallbacks=sum(c.event == "eager fallback" for c in calls),
-        failed_calls=sum(c.event == "failed" for c in calls),
-        compile_s=sum(c.compile_s or 0.0 for c in calls),
-        graph_breaks=breaks,
-        recompile_limit=limit,
-        limit_hit=hit,
-        limit_state=state,
-        limit_error=limit_error,
-        final_compile_id=final_id,
-        final_guards=guards,
-        timing_compiles=timing_compiles,
+    base = replace(
+        base, final_compile_id=final_id, final_guards=guards, timing_compiles=timing_compiles
     )
+    return rc.summarise(base, records, times, spec.option("recompile_limit"), stance)
+
+
+def _trace_name(mode: str) -> str:
+    return "recompiles-" + "".join(c if c.isalnum() else "-" for c in mode)
 
 
 def _with_eager(mode: ModeRun, eager: dict) -> ModeRun:
@@ -211,6 +134,21 @@ def _detail(mode: str, spec: RunSpec) -> str:
     dims = spec.option("dims")
     if mode == "mark_dynamic":
         return f"torch._dynamo.mark_dynamic on dims {dims} of x and y, dynamic=None"
+    if mode == "maybe_mark_dynamic":
+        return (
+            f"torch._dynamo.maybe_mark_dynamic on dims {dims} of x and y, dynamic=None: a hint, "
+            "Dynamo may still specialize them"
+        )
+    if mode == "mark_unbacked":
+        return (
+            f"torch._dynamo.decorators.mark_unbacked on dims {dims} of x and y, dynamic=None: "
+            "unbacked sizes, no 0/1 specialization and no guards on them"
+        )
+    if mode == rg.MODE:
+        return (
+            "mode=reduce-overhead (Inductor with cudagraph trees), dynamic=False so each shape is "
+            "its own graph, default stance: per call warm-up, recorded, replayed or skipped"
+        )
     if mode == "bucketed":
         how = (
             "powers of two"
@@ -232,16 +170,32 @@ def run(spec: RunSpec, ctx: Context) -> RecompilesResult:
     ]
     if spec.option("bucket") != "off":
         plans.append(("bucketed", [(s, _padded(spec, s), d) for s, d in calls]))
+    if spec.option("cudagraphs") and ctx.device.type == "cuda":
+        plans.append((rg.MODE, [(s, s, d) for s, d in calls]))
+    notes = [CUDAGRAPH_CPU] if spec.option("cudagraphs") and ctx.device.type != "cuda" else []
+    stance = spec.option("stance")
+    missing = ct.stance_missing(stance) if stance != "default" else None
+    if missing:
+        notes.append(f"{missing}: the run used the default stance.")
+        stance = "default"
     ctx.progress("warming up the compiler", None, None)
     ct.warm_compiler(spec.option("backend"), ctx.device)
+    if any(mode == rg.MODE for mode, _ in plans) and spec.option("backend") != "inductor":
+        ct.warm_compiler("inductor", ctx.device)  # reduce-overhead is Inductor's, whatever backend
     runs = []
     limit = torch._dynamo.config.patch(recompile_limit=spec.option("recompile_limit"))
     with limit, ct.dynamo_log() as log:
         for mode, plan in plans:
+            lacks = missing_mark(MODES[mode][1]) if MODES[mode][1] else None
+            if lacks:  # this torch has no such mark: the mode says so, the others run
+                runs.append(ModeRun(mode=mode, dynamic="None", detail="", error=lacks))
+                continue
             try:
-                runs.append(run_mode(mode, plan, spec, ctx, log))
+                runs.append(run_mode(mode, plan, spec, ctx, log, stance))
             except Exception as exc:  # one mode failing must not hide the others
-                runs.append(ModeRun(mode=mode, dynamic="", detail="", error=_short(exc)))
+                runs.append(ModeRun(mode=mode, dynamic="", detail="", error=rc.short(exc)))
+        if any(mode == rg.MODE for mode, _ in plans):
+            rg.release()  # the trees and their pool, whether the what-if ended or failed
         graph_break = None
         if spec.option("graph_break") != "off":
             ctx.progress(f"graph-break variant: {spec.option('graph_break')}", None, None)
@@ -263,4 +217,7 @@ def run(spec: RunSpec, ctx: Context) -> RecompilesResult:
         fresh_caches=spec.option("fresh_caches"),
         modes=tuple(runs),
         graph_break=graph_break,
+        notes=tuple(notes),
+        stance=stance,
+        cudagraphs=spec.option("cudagraphs"),
     )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
+
 import torch
 
 from runtime_lab.lab.base import Context, torch_dtype
@@ -12,15 +15,42 @@ from runtime_lab.results import Stats, stats
 from runtime_lab.shapes import entry_text
 from runtime_lab.spec import RunSpec
 
+# mark → (module, name): looked up when a mode starts, so a torch that lacks one fails that
+# mode with the reason while the other modes still run (no version guessed: the name decides)
+MARKS = {
+    "mark_dynamic": ("torch._dynamo", "mark_dynamic"),
+    "maybe_mark_dynamic": ("torch._dynamo", "maybe_mark_dynamic"),
+    "mark_unbacked": ("torch._dynamo.decorators", "mark_unbacked"),
+}
+Marks = tuple[Callable, tuple[int, ...]] | None  # (mark function, dims) applied to x and y
 
-def inputs(shape, dtype: str, seed: int, device, dims: tuple[int, ...] | None):
+
+def missing_mark(kind: str) -> str | None:
+    """Why this torch cannot run the mark, or None when it can."""
+    module, name = MARKS[kind]
+    try:
+        found = getattr(importlib.import_module(module), name, None)
+    except ImportError:
+        found = None
+    return None if callable(found) else f"needs a newer torch: {module}.{name} is missing"
+
+
+def marks_for(kind: str | None, dims: tuple[int, ...]) -> Marks:
+    if kind is None:
+        return None
+    module, name = MARKS[kind]
+    return getattr(importlib.import_module(module), name), dims
+
+
+def inputs(shape, dtype: str, seed: int, device, marks: Marks):
     generator = torch.Generator(device=device).manual_seed(seed)
     x = torch.randn(shape, generator=generator, device=device, dtype=torch_dtype(dtype))
     y = torch.randn(shape, generator=generator, device=device, dtype=torch_dtype(dtype))
-    for d in dims or ():
+    mark, dims = marks or (None, ())
+    for d in dims:
         if d < x.dim():  # a dim the shape lacks is skipped, as a shorter shape has no such dim
-            torch._dynamo.mark_dynamic(x, d)
-            torch._dynamo.mark_dynamic(y, d)
+            mark(x, d)
+            mark(y, d)
     return x, y
 
 
