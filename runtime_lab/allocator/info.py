@@ -63,6 +63,16 @@ INFO = ExperimentInfo(
             low=1,
             high=50,
         ),
+        "alloc_ab": OptionSpec(
+            default=False,
+            help=(
+                "also run the shapes under the default allocator and under "
+                "PYTORCH_ALLOC_CONF=expandable_segments:True, each in a fresh process (the "
+                "setting is read when CUDA starts): reserved − allocated, segments and the "
+                "largest free block per step (CUDA only, ~10 s more)"
+            ),
+            kind="bool",
+        ),
         "max_entries": OptionSpec(
             default=20000,
             help="memory history kept per scenario (_record_memory_history max_entries); "

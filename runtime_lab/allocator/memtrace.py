@@ -153,3 +153,14 @@ def downsample(items: list, limit: int = MAX_POINTS, keys=None) -> list:
             keep.add(max(idx, key=lambda i, k=key: k(items[i])))
             keep.add(min(idx, key=lambda i, k=key: k(items[i])))
     return [items[i] for i in sorted(keep)]
+
+
+def compile_contexts(snapshot: dict[str, Any], device: int = 0) -> dict[str, int]:
+    """Allocations per compile context (the compiled graph that was running), where the history
+    was recorded with compile_context=True; {} otherwise or when nothing compiled ran."""
+    found: dict[str, int] = defaultdict(int)
+    for entry in _trace(snapshot, device):
+        context = entry.get("compile_context")
+        if entry.get("action") == "alloc" and context and context != "N/A":
+            found[str(context)] += 1
+    return dict(found)

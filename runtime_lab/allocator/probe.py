@@ -31,11 +31,11 @@ RSS_POINTS = 1500
 DEFAULT_POOL = str((0, 0))
 CLOCK_SLACK_US = 1000  # the allocator's approximate clock vs time.time()
 # clear_history (newer torch) starts each recording empty; older ones are filtered by time
-_CLEAR = (
-    {"clear_history": True}
-    if "clear_history" in inspect.signature(torch.cuda.memory._record_memory_history).parameters
-    else {}
-)
+_HISTORY_PARAMS = inspect.signature(torch.cuda.memory._record_memory_history).parameters
+_CLEAR = {"clear_history": True} if "clear_history" in _HISTORY_PARAMS else {}
+# compile_context names the compiled graph ("Torch-Compiled Region: 0/0") of each allocation
+COMPILE_CONTEXT = "compile_context" in _HISTORY_PARAMS
+_CONTEXT = {"compile_context": True} if COMPILE_CONTEXT else {}
 
 
 def process_rss() -> tuple[int, int]:
@@ -136,7 +136,7 @@ class Probe:
             return
         start_us = self._start_us = time.time() * 1e6
         torch.cuda.memory._record_memory_history(
-            max_entries=self.max_entries, stacks="python", device=self.device, **_CLEAR
+            max_entries=self.max_entries, stacks="python", device=self.device, **_CLEAR, **_CONTEXT
         )
         try:
             yield
@@ -221,4 +221,6 @@ def _info(scenario, path, snapshot, points, index, max_entries) -> SnapshotInfo:
         ),
         peak_allocated_bytes=max((p.allocated for p in points), default=seg.allocated),
         peak_reserved_bytes=max((p.reserved for p in points), default=seg.reserved),
+        compile_contexts=tuple(sorted(memtrace.compile_contexts(snapshot, index).items())),
+        compile_context_recorded=COMPILE_CONTEXT,
     )

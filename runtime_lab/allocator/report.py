@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from runtime_lab.allocator import ab_frames as ab
 from runtime_lab.allocator import charts as ca
 from runtime_lab.allocator import frames as fa
 from runtime_lab.allocator.figures import empty_cache_cost_ms, key_figures
@@ -286,13 +287,14 @@ def _notes(result: AllocatorResult) -> list[str]:
 
 def build(run: dict[str, Any], result: AllocatorResult) -> Report:
     figures = key_figures(result)
+    ab_charts, ab_tables, ab_notes = ab.parts(result)
     return Report(
         headline=_headline(result, figures),
         ok=not result.errors,
         metrics=tuple(_metrics(result, figures)),
-        charts=tuple(_charts(result)),
-        tables=tuple(_tables(result)),
-        notes=tuple(_notes(result)),
+        charts=tuple(_charts(result) + ab_charts),
+        tables=tuple(_tables(result) + ab_tables),
+        notes=tuple(_notes(result) + ab_notes),
         downloads=tuple(_downloads(run, result)),
         warnings=tuple(_warnings(result)),
     )

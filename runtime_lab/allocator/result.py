@@ -72,6 +72,9 @@ class SnapshotInfo:
     # a second pickle taken before the scenario's final empty_cache(), while its segments are
     # still held: the end snapshot's segment view is empty once empty_cache() returned them
     segments_file: str = ""
+    # allocations per compiled graph while recording (compile_context=True); () none seen
+    compile_contexts: tuple[tuple[str, int], ...] = ()
+    compile_context_recorded: bool | None = None  # None: recorded before the lab asked for it
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,32 @@ class ScenarioError:
 
 
 @dataclass(frozen=True)
+class ConfigStep:
+    """One step of the dynamic-batch steps under one allocator configuration (its own process)."""
+
+    step: int
+    shape: tuple[int, ...]
+    dtype: str
+    allocated_bytes: int
+    reserved_bytes: int
+    peak_bytes: int  # max allocated during the step (peaks reset per step)
+    segments: int
+    largest_free_bytes: int  # the largest inactive block in the cache
+    free_in_segments_bytes: int  # all inactive blocks: reserved but not allocated
+    expandable_segments: int  # segments the snapshot marks is_expandable
+    alloc_retries: int = 0
+
+
+@dataclass(frozen=True)
+class AllocConfigRun:
+    config: str  # "default" or the PYTORCH_ALLOC_CONF value
+    steps: tuple[ConfigStep, ...] = ()
+    end_reserved_bytes: int | None = None  # after the last output is dropped (no empty_cache)
+    end_segments: int | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class AllocatorResult:
     device: str
     dtype: str
@@ -156,6 +185,7 @@ class AllocatorResult:
     errors: tuple[ScenarioError, ...] = ()
     # StepRecord.step_ms was taken while memory history recorded (CUDA): slower than without
     step_ms_under_history: bool = False
+    alloc_configs: tuple[AllocConfigRun, ...] = ()  # the configurations A/B; () not asked
 
 
 RESULT_TYPE = AllocatorResult  # what the registry rebuilds a stored run into

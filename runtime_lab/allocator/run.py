@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from runtime_lab import config
+from runtime_lab.allocator import run_ab
 from runtime_lab.allocator import scenarios as sc
 from runtime_lab.allocator.probe import Probe, RssSampler
 from runtime_lab.allocator.result import CUDA_ONLY, AllocatorResult, ScenarioError
@@ -119,6 +120,15 @@ def run(spec: RunSpec, ctx: Context) -> AllocatorResult:
         if set(COMPILED) & set(_chosen(spec)):
             ct.reset()  # compiled frames and CUDA graph trees hold pools: drop them
         probe.clean()  # the worker's memory goes back to where the job found it
+    configs = ()
+    if spec.option("alloc_ab"):  # child processes: nothing of this worker's state is touched
+        if probe.cuda:
+            ctx.progress("allocator configurations A/B (a fresh process each)", None, None)
+            configs = run_ab.run_configs(str(ctx.device), calls)
+        else:
+            skipped.append(
+                "alloc_ab: needs CUDA (PYTORCH_ALLOC_CONF configures the CUDA allocator)"
+            )
     ctx.progress("done", len(_chosen(spec)), len(_chosen(spec)))
     return AllocatorResult(
         device=str(ctx.device),
@@ -144,6 +154,7 @@ def run(spec: RunSpec, ctx: Context) -> AllocatorResult:
         errors=tuple(errors),
         # every scenario records memory history on CUDA, and the steps run inside it
         step_ms_under_history=probe.cuda and any(s.step_ms is not None for s in probe.steps),
+        alloc_configs=configs,
     )
 
 

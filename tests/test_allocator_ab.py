@@ -1,0 +1,175 @@
+"""Allocator configurations A/B and compile context in snapshots: parsing, frames, verdict, page."""
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from runtime_lab.allocator import ab_frames, memtrace, run_ab
+from runtime_lab.allocator.result import AllocatorResult, SnapshotInfo
+from runtime_lab.jobs import JobManager
+from runtime_lab.registry import result_from_record
+from runtime_lab.spec import build_spec
+
+MIB = 2**20
+
+
+def _step(i, shape, allocated, reserved, segments, expandable=0):
+    return {
+        "step": i,
+        "shape": shape,
+        "dtype": "float32",
+        "allocated_bytes": allocated * MIB,
+        "reserved_bytes": reserved * MIB,
+        "peak_bytes": allocated * MIB,
+        "segments": segments,
+        "largest_free_bytes": (reserved - allocated) * MIB,
+        "free_in_segments_bytes": (reserved - allocated) * MIB,
+        "expandable_segments": expandable,
+        "alloc_retries": 0,
+    }
+
+
+def _line(steps, end_reserved):
+    return json.dumps(
+        {"config": "", "steps": steps, "end": {"reserved_bytes": end_reserved, "segments": 1}}
+    )
+
+
+DEFAULT = _line([_step(1, [1024, 1024], 4, 20, 1), _step(2, [4096, 4096], 68, 148, 3)], 148 * MIB)
+EXPANDABLE = _line(
+    [_step(1, [1024, 1024], 4, 20, 1, 1), _step(2, [4096, 4096], 68, 84, 1, 1)], 84 * MIB
+)
+
+
+def _result(**kw):
+    base = AllocatorResult(
+        device="cuda:0",
+        dtype="float32",
+        scenarios=("sequence",),
+        sequence=("1024x1024", "4096x4096"),
+        compare_side=8192,
+        steps=(),
+        trace=(),
+        trace_points=0,
+        rss=(),
+    )
+    return replace(base, **kw)
+
+
+def _configs():
+    return (run_ab.parse("default", DEFAULT), run_ab.parse("expandable_segments:True", EXPANDABLE))
+
+
+def test_the_childs_json_becomes_a_run_per_configuration():
+    default, expandable = _configs()
+    assert [s.shape for s in default.steps] == [(1024, 1024), (4096, 4096)]
+    assert default.end_reserved_bytes == 148 * MIB and expandable.steps[1].expandable_segments == 1
+    failed = run_ab.parse("default", json.dumps({"error": "OutOfMemoryError: CUDA out of memory"}))
+    assert failed.error.startswith("OutOfMemoryError") and failed.steps == ()
+
+
+def test_the_frame_chart_and_verdict_use_the_measured_numbers():
+    result = _result(alloc_configs=_configs())
+    frame = ab_frames.config_frame(result)
+    assert list(frame["slack_mib"]) == [16.0, 80.0, 16.0, 16.0]
+    chart = ab_frames.config_chart(frame).to_dict()
+    assert chart["encoding"]["tooltip"]
+    said = ab_frames.verdict(result)
+    assert "up to 80.0 MiB" in said and "up to 16.0 MiB" in said
+    assert "expandable segments stranded less here" in said
+    charts, tables, notes = ab_frames.parts(result)
+    assert len(charts) == 1 and tables[0][0].startswith("Allocator configurations A/B")
+    assert notes == [said]
+
+
+def test_a_failed_configuration_is_said_and_no_verdict_is_guessed():
+    broken = run_ab.parse("expandable_segments:True", json.dumps({"error": "boom"}))
+    result = _result(alloc_configs=(_configs()[0], broken))
+    assert ab_frames.verdict(result) is None
+    _, _, notes = ab_frames.parts(result)
+    assert notes == ["Allocator expandable_segments:True: failed: boom"]
+
+
+def _snapshot_info(scenario, contexts, recorded=True):
+    return SnapshotInfo(
+        scenario,
+        "",
+        0,
+        100,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        compile_contexts=contexts,
+        compile_context_recorded=recorded,
+    )
+
+
+def test_compile_contexts_are_counted_per_graph():
+    snapshot = {
+        "device_traces": [
+            [
+                {"action": "alloc", "compile_context": "Torch-Compiled Region: 0/0"},
+                {"action": "alloc", "compile_context": "Torch-Compiled Region: 0/0"},
+                {"action": "free_requested", "compile_context": "Torch-Compiled Region: 0/0"},
+                {"action": "alloc", "compile_context": "N/A"},
+                {"action": "alloc"},
+            ]
+        ]
+    }
+    assert memtrace.compile_contexts(snapshot) == {"Torch-Compiled Region: 0/0": 2}
+    result = _result(snapshots=(_snapshot_info("compiled", (("Torch-Compiled Region: 0/0", 2),)),))
+    frame = ab_frames.context_frame(result)
+    assert frame.to_dict("records") == [
+        {"scenario": "compiled", "compiled graph": "Torch-Compiled Region: 0/0", "allocations": 2}
+    ]
+    assert ab_frames.context_notes(result) == []
+
+
+def test_a_torch_without_compile_context_or_with_none_found_is_said():
+    old = _result(snapshots=(_snapshot_info("sequence", (), recorded=False),))
+    assert "PR 152707" in ab_frames.context_notes(old)[0]
+    none = _result(snapshots=(_snapshot_info("compiled", ()),))
+    assert "no allocation of the compiled scenarios" in ab_frames.context_notes(none)[0]
+    older_run = _result(snapshots=(_snapshot_info("compiled", (), recorded=None),))
+    assert ab_frames.context_notes(older_run) == []
+
+
+def test_on_cpu_the_ab_option_says_it_needs_cuda(tmp_path):
+    jobs = JobManager(data_dir=tmp_path, timeout_s=300)
+    try:
+        options = {"alloc_ab": True, "scenarios": "sequence", "shapes": "64x64,128x128"}
+        spec = build_spec("allocator", "64x64", device="cpu", options=options)
+        job = jobs.wait(jobs.submit(spec), 300)
+    finally:
+        jobs.close()
+    assert job.state == "done", job.error
+    result = result_from_record("allocator", job.as_run()["result"])
+    assert result.alloc_configs == ()
+    assert any(s.startswith("alloc_ab: needs CUDA") for s in result.skipped)
+
+
+@pytest.mark.gpu
+def test_expandable_segments_against_the_default_on_the_gpu(tmp_path):
+    jobs = JobManager(data_dir=tmp_path, timeout_s=600)
+    try:
+        options = {"alloc_ab": True, "scenarios": "sequence,compiled"}
+        spec = build_spec("allocator", "1024x1024", device="cuda", options=options)
+        job = jobs.wait(jobs.submit(spec), 600)
+    finally:
+        jobs.close()
+    assert job.state == "done", job.error
+    result = result_from_record("allocator", job.as_run()["result"])
+    default, expandable = result.alloc_configs
+    assert default.config == "default" and not default.error and not expandable.error
+    assert len(default.steps) == len(result.sequence) == len(expandable.steps)
+    assert all(s.expandable_segments == 0 for s in default.steps)
+    assert all(s.expandable_segments > 0 for s in expandable.steps)
+    assert all(s.reserved_bytes >= s.allocated_bytes > 0 for s in default.steps + expandable.steps)
+    compiled = next(s for s in result.snapshots if s.scenario == "compiled")
+    assert compiled.compile_context_recorded is True
+    assert compiled.compile_contexts, "no allocation named its compiled graph"
