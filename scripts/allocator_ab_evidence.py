@@ -1,5 +1,6 @@
 """Issue 14's allocator evidence: default vs expandable segments (a fresh process each) on the
-dynamic-batch shapes, and compile context in the compiled scenario's snapshot.
+dynamic-batch shapes, and compile context in the compiled scenario's snapshot; issue 19's
+memory outside the allocator (a fresh process, step by step).
 
 Run: python3 scripts/allocator_ab_evidence.py [OUT_DIR]"""
 
@@ -29,7 +30,11 @@ try:
         "preset",
         "1024x1024,4096x4096,2048x2048,8192x8192,1024x1024,4096x4096,6144x6144,3072x3072",
     ):
-        options = {"alloc_ab": True, "scenarios": "sequence,compiled"}
+        options = {
+            "alloc_ab": True,
+            "scenarios": "sequence,compiled",
+            "outside": shapes == "preset",
+        }
         if shapes != "preset":
             options["shapes"] = shapes
         spec = build_spec("allocator", "1024x1024", device="cuda", options=options)
@@ -49,6 +54,14 @@ try:
         print(" ", ab_frames.verdict(result))
         print(ab_frames.context_frame(result).to_string())
         print(" ", ab_frames.context_notes(result))
+        if result.outside is not None:
+            from runtime_lab.allocator import outside_frames
+
+            o = result.outside
+            print(f"  outside: before {o.device_used_before_bytes}, nccl {o.nccl}, error {o.error}")
+            for st in o.steps:
+                print(f"    {st}")
+            print(outside_frames.outside_frame(result).drop(columns="where").to_string())
         for s in result.snapshots:
             if s.scenario == "compiled":
                 snap = pickle.loads(Path(s.file).read_bytes())

@@ -142,7 +142,12 @@ def test_a_torch_without_compile_context_or_with_none_found_is_said():
 def test_on_cpu_the_ab_option_says_it_needs_cuda(tmp_path):
     jobs = JobManager(data_dir=tmp_path, timeout_s=300)
     try:
-        options = {"alloc_ab": True, "scenarios": "sequence", "shapes": "64x64,128x128"}
+        options = {
+            "alloc_ab": True,
+            "outside": True,
+            "scenarios": "sequence",
+            "shapes": "64x64,128x128",
+        }
         spec = build_spec("allocator", "64x64", device="cpu", options=options)
         job = jobs.wait(jobs.submit(spec), 300)
     finally:
@@ -151,6 +156,8 @@ def test_on_cpu_the_ab_option_says_it_needs_cuda(tmp_path):
     result = result_from_record("allocator", job.as_run()["result"])
     assert result.alloc_configs == ()
     assert any(s.startswith("alloc_ab: needs CUDA") for s in result.skipped)
+    assert any(s.startswith("outside: needs CUDA") for s in result.skipped)
+    assert result.outside is None
 
 
 @pytest.mark.gpu
@@ -173,3 +180,62 @@ def test_expandable_segments_against_the_default_on_the_gpu(tmp_path):
     compiled = next(s for s in result.snapshots if s.scenario == "compiled")
     assert compiled.compile_context_recorded is True
     assert compiled.compile_contexts, "no allocation named its compiled graph"
+
+
+def test_memory_outside_the_allocator_per_step():
+    from runtime_lab.allocator import outside_frames, run_outside
+
+    def reading(step, used_mib, reserved_mib):
+        return {
+            "step": step,
+            "device_used_bytes": used_mib * MIB,
+            "nvml_used_bytes": None,
+            "reserved_bytes": reserved_mib * MIB,
+            "allocated_bytes": 0,
+            "detail": "",
+        }
+
+    line = json.dumps(
+        {
+            "steps": [
+                reading("CUDA context", 1500, 0),
+                reading("first cuBLAS call", 1540, 34),
+                reading("first compiled Triton kernel", 1546, 36),
+            ],
+            "nccl": {"state": "skipped", "detail": "this torch build has no NCCL"},
+        }
+    )
+    run = run_outside.parse(1000 * MIB, line)
+    frame = outside_frames.outside_frame(_result(outside=run))
+    assert list(frame["process_mib"]) == [500.0, 540.0, 546.0]
+    assert list(frame["outside_mib"]) == [500.0, 506.0, 510.0]
+    assert list(frame["outside_added_mib"]) == [500.0, 6.0, 4.0]
+    assert frame["where"][0].startswith("the context itself")
+    charts, tables, notes = outside_frames.parts(_result(outside=run))
+    assert len(charts) == 1 and tables[0][1] is not None
+    assert "NCCL step: skipped: this torch build has no NCCL" in notes
+    spec = charts[0][1].to_dict()
+    assert spec["encoding"]["tooltip"]
+    failed = run_outside.parse(0, json.dumps({"error": "RuntimeError: no"}))
+    assert outside_frames.parts(_result(outside=failed))[2] == [
+        "Memory outside the allocator: failed: RuntimeError: no"
+    ]
+
+
+@pytest.mark.gpu
+def test_memory_outside_the_allocator_on_the_gpu(tmp_path):
+    jobs = JobManager(data_dir=tmp_path, timeout_s=600)
+    try:
+        options = {"outside": True, "scenarios": "sequence"}
+        spec = build_spec("allocator", "1024x1024", device="cuda", options=options)
+        job = jobs.wait(jobs.submit(spec), 600)
+    finally:
+        jobs.close()
+    assert job.state == "done", job.error
+    result = result_from_record("allocator", job.as_run()["result"])
+    assert result.outside.error is None, result.outside.error
+    steps = {s.step: s for s in result.outside.steps}
+    context = steps["CUDA context"]
+    assert context.reserved_bytes == 0
+    assert context.device_used_bytes - result.outside.device_used_before_bytes > 100 * MIB
+    assert steps["first cuBLAS call"].reserved_bytes > 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from runtime_lab.allocator import outside_frames
 from runtime_lab.allocator.result import AllocatorResult
 
 MIB = 2**20
@@ -122,7 +123,8 @@ def context_notes(result: AllocatorResult) -> list[str]:
 
 
 def parts(result: AllocatorResult) -> tuple[list, list, list]:
-    """(charts, tables, notes) the report adds: compile context, configurations A/B."""
+    """(charts, tables, notes) the report adds: compile context, configurations A/B, memory
+    outside the allocator."""
     contexts = context_frame(result)
     tables = (
         [("Allocations by compiled graph (compile context)", contexts)]
@@ -130,10 +132,9 @@ def parts(result: AllocatorResult) -> tuple[list, list, list]:
         else []
     )
     notes = context_notes(result)
-    if not result.alloc_configs:
-        return [], tables, notes
-    charts, ab_tables, ab_notes = _ab_parts(result)
-    return charts, tables + ab_tables, notes + ab_notes
+    charts, ab_tables, ab_notes = _ab_parts(result) if result.alloc_configs else ([], [], [])
+    o_charts, o_tables, o_notes = outside_frames.parts(result)
+    return charts + o_charts, tables + ab_tables + o_tables, notes + ab_notes + o_notes
 
 
 def _ab_parts(result: AllocatorResult) -> tuple[list, list, list]:

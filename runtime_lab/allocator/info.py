@@ -73,6 +73,15 @@ INFO = ExperimentInfo(
             ),
             kind="bool",
         ),
+        "outside": OptionSpec(
+            default=False,
+            help=(
+                "GPU memory outside PyTorch's allocator: a fresh process measures the device "
+                "after its CUDA context, the first cuBLAS call, the first compiled Triton kernel "
+                "and a one-rank NCCL group, against its own reserved bytes (CUDA only, ~15 s)"
+            ),
+            kind="bool",
+        ),
         "max_entries": OptionSpec(
             default=20000,
             help="memory history kept per scenario (_record_memory_history max_entries); "

@@ -161,6 +161,28 @@ class AllocConfigRun:
 
 
 @dataclass(frozen=True)
+class OutsideStep:
+    """The device after one step of a fresh process: what it uses against what PyTorch holds."""
+
+    step: (
+        str  # CUDA context | first cuBLAS call | first compiled Triton kernel | NCCL process group
+    )
+    device_used_bytes: int  # total − free of cudaMemGetInfo: the whole device
+    nvml_used_bytes: int | None  # torch.cuda.device_memory_used (NVML), where it is available
+    reserved_bytes: int  # the child's caching allocator
+    allocated_bytes: int
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class OutsideRun:
+    device_used_before_bytes: int  # the device before the child started (the worker included)
+    steps: tuple[OutsideStep, ...] = ()
+    nccl: str = ""  # ran / skipped / failed, and why
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class AllocatorResult:
     device: str
     dtype: str
@@ -186,6 +208,9 @@ class AllocatorResult:
     # StepRecord.step_ms was taken while memory history recorded (CUDA): slower than without
     step_ms_under_history: bool = False
     alloc_configs: tuple[AllocConfigRun, ...] = ()  # the configurations A/B; () not asked
+    outside: OutsideRun | None = (
+        None  # memory outside the allocator, a fresh process; None: not asked
+    )
 
 
 RESULT_TYPE = AllocatorResult  # what the registry rebuilds a stored run into

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from runtime_lab import config
-from runtime_lab.allocator import run_ab
+from runtime_lab.allocator import run_ab, run_outside
 from runtime_lab.allocator import scenarios as sc
 from runtime_lab.allocator.probe import Probe, RssSampler
 from runtime_lab.allocator.result import CUDA_ONLY, AllocatorResult, ScenarioError
@@ -120,7 +120,13 @@ def run(spec: RunSpec, ctx: Context) -> AllocatorResult:
         if set(COMPILED) & set(_chosen(spec)):
             ct.reset()  # compiled frames and CUDA graph trees hold pools: drop them
         probe.clean()  # the worker's memory goes back to where the job found it
-    configs = ()
+    configs, outside = (), None
+    if spec.option("outside"):
+        if probe.cuda:
+            ctx.progress("memory outside the allocator (a fresh process)", None, None)
+            outside = run_outside.run_outside(ctx.device)
+        else:
+            skipped.append("outside: needs CUDA (device memory outside PyTorch's allocator)")
     if spec.option("alloc_ab"):  # child processes: nothing of this worker's state is touched
         if probe.cuda:
             ctx.progress("allocator configurations A/B (a fresh process each)", None, None)
@@ -155,6 +161,7 @@ def run(spec: RunSpec, ctx: Context) -> AllocatorResult:
         # every scenario records memory history on CUDA, and the steps run inside it
         step_ms_under_history=probe.cuda and any(s.step_ms is not None for s in probe.steps),
         alloc_configs=configs,
+        outside=outside,
     )
 
 
