@@ -93,6 +93,25 @@ class KernelRow:
     grid: str | None = None
     block: str | None = None
     registers: int | None = None
+    # CUDA, the profiler trace's kernel args (None on CPU and in older runs)
+    shared_memory_bytes: int | None = None  # per block, static + dynamic as the trace sums them
+    profiler_blocks_per_sm: float | None = None  # grid blocks ÷ SMs: not what is resident
+    profiler_warps_per_sm: float | None = None  # that × warps per block
+    profiler_occupancy_pct: float | None = None  # Kineto's estimate (occupancy.profiler_estimate)
+    bytes_per_launch: int | None = None  # from the experiment's bytes model, where it has one
+
+
+@dataclass(frozen=True)
+class TritonKernel:
+    """A generated Triton kernel's compiled metadata (Inductor's launcher) for the config it ran."""
+
+    name: str
+    num_warps: int | None = None
+    num_stages: int | None = None
+    registers: int | None = None  # n_regs
+    spilled_registers: int | None = None  # n_spills
+    shared_bytes: int | None = None  # per block; Triton launches it as dynamic shared memory
+    config: str = ""  # its block sizes and launch options, e.g. "XBLOCK=1024, num_warps=4"
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from runtime_lab.allocator import ab_frames, memtrace, run_ab
+from runtime_lab.allocator import ab_frames, charts_ab, memtrace, run_ab
 from runtime_lab.allocator.result import AllocatorResult, SnapshotInfo
 from runtime_lab.jobs import JobManager
 from runtime_lab.registry import result_from_record
@@ -73,7 +73,7 @@ def test_the_frame_chart_and_verdict_use_the_measured_numbers():
     result = _result(alloc_configs=_configs())
     frame = ab_frames.config_frame(result)
     assert list(frame["slack_mib"]) == [16.0, 80.0, 16.0, 16.0]
-    chart = ab_frames.config_chart(frame).to_dict()
+    chart = charts_ab.config_chart(frame).to_dict()
     assert chart["encoding"]["tooltip"]
     said = ab_frames.verdict(result)
     assert "up to 80.0 MiB" in said and "up to 16.0 MiB" in said

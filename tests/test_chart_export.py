@@ -3,6 +3,7 @@
 import csv
 import importlib
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -12,9 +13,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_fusion_clocks import _new
 from test_fusion_frames import _run as _fusion_run
+from test_fusion_kernels import _resources_result
 from test_legacy_history import BEFORE, _restore
 from test_recompiles_frames import _result as _recompiles_result
 from test_recompiles_frames import _run as _recompiles_run
+from test_recompiles_whatif import _whatif
 
 from runtime_lab import chart_export, registry
 from runtime_lab.ui import results
@@ -55,12 +58,41 @@ def _spy(mp: pytest.MonkeyPatch, builders: set, called: set) -> None:
                 mp.setattr(module, name, wrappers[value])
 
 
+def _allocator_run(recorded: dict) -> dict:
+    """A recorded allocator run given the configurations A/B and the outside-the-allocator steps."""
+    from dataclasses import replace
+
+    from test_allocator_ab import MIB, _configs
+
+    from runtime_lab.allocator import run_outside
+    from runtime_lab.results import to_plain
+
+    def reading(step, used_mib, reserved_mib):
+        return {
+            "step": step,
+            "device_used_bytes": used_mib * MIB,
+            "nvml_used_bytes": None,
+            "reserved_bytes": reserved_mib * MIB,
+            "allocated_bytes": 0,
+        }
+
+    steps = [reading("CUDA context", 600, 0), reading("first cuBLAS call", 650, 34)]
+    outside = run_outside.parse(100 * MIB, json.dumps({"steps": steps}))
+    result = registry.result_from_record("allocator", recorded["result"])
+    result = replace(result, alloc_configs=_configs(), outside=outside)
+    return {**recorded, "id": 9001, "result": to_plain(result)}
+
+
 def _runs(data_dir: Path) -> list[dict]:
     """CPU runs of every experiment and two H200 runs (legacy history), plus hand-made CUDA-like
-    fusion (three clocks) and recompiles (limit hit) runs for the charts CPU runs lack."""
+    fusion (three clocks; kernel resources), recompiles (limit hit; stance and CUDA graphs) and
+    allocator (configurations A/B, outside the allocator) runs for the charts CPU runs lack."""
     history = _restore(data_dir)
     runs = [history.get(int(run_id)) for run_id in sorted(BEFORE, key=int)]
-    return [*runs, _fusion_run(_new()), _recompiles_run(_recompiles_result())]
+    fusion = [_fusion_run(_new()), _fusion_run(_resources_result())]
+    recompiles = [_recompiles_run(_recompiles_result()), _recompiles_run(_whatif())]
+    allocator = next(r for r in runs if r["spec"]["experiment"] == "allocator")
+    return [*runs, *fusion, *recompiles, _allocator_run(allocator)]
 
 
 @pytest.fixture(scope="module")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 
-from runtime_lab.allocator import outside_frames
+from runtime_lab.allocator import charts_ab, outside_frames
 from runtime_lab.allocator.result import AllocatorResult
 
 MIB = 2**20
@@ -50,30 +49,6 @@ def config_frame(result: AllocatorResult) -> pd.DataFrame:
         for s in run.steps
     ]
     return pd.DataFrame(rows, columns=COLUMNS)
-
-
-def config_chart(frame: pd.DataFrame) -> alt.Chart:
-    """Reserved − allocated per step, one line per configuration."""
-    return (
-        alt.Chart(frame)
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("step:O", title="step of the sequence"),
-            y=alt.Y("slack_mib:Q", title="reserved − allocated (MiB)"),
-            color=alt.Color("config:N", title="allocator"),
-            tooltip=[
-                alt.Tooltip("config:N"),
-                alt.Tooltip("step:O"),
-                alt.Tooltip("shape:N"),
-                alt.Tooltip("allocated_mib:Q", format=",.1f", title="allocated (MiB)"),
-                alt.Tooltip("reserved_mib:Q", format=",.1f", title="reserved (MiB)"),
-                alt.Tooltip("segments:Q"),
-                alt.Tooltip("largest_free_mib:Q", format=",.1f", title="largest free block (MiB)"),
-                alt.Tooltip("expandable_segments:Q", title="is_expandable segments"),
-            ],
-        )
-        .properties(height=220)
-    )
 
 
 def verdict(result: AllocatorResult) -> str | None:
@@ -144,6 +119,9 @@ def _ab_parts(result: AllocatorResult) -> tuple[list, list, list]:
     notes += [said] if said else []
     if frame.empty:
         return [], [], notes
-    chart = ("Allocator configurations: reserved − allocated per step", config_chart(frame))
+    chart = (
+        "Allocator configurations: reserved − allocated per step",
+        charts_ab.config_chart(frame),
+    )
     table = ("Allocator configurations A/B (a fresh process each)", frame)
     return [chart], [table], notes

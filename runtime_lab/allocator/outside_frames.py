@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 
+from runtime_lab.allocator import charts_ab
 from runtime_lab.allocator.result import AllocatorResult
 
 MIB = 2**20
@@ -44,35 +44,6 @@ def outside_frame(result: AllocatorResult) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def outside_chart(frame: pd.DataFrame) -> alt.Chart:
-    """Per step, the process's device memory stacked: PyTorch's reserved, then the rest."""
-    long = frame.melt(
-        id_vars=["step", "where"],
-        value_vars=["reserved_mib", "outside_mib"],
-        var_name="part",
-        value_name="mib",
-    )
-    long["part"] = long["part"].map(
-        {"reserved_mib": "PyTorch reserved", "outside_mib": "outside PyTorch's allocator"}
-    )
-    return (
-        alt.Chart(long)
-        .mark_bar()
-        .encode(
-            y=alt.Y("step:N", sort=list(frame["step"]), title=None, axis=alt.Axis(labelLimit=240)),
-            x=alt.X("mib:Q", stack="zero", title="the fresh process's device memory (MiB)"),
-            color=alt.Color("part:N", title=None),
-            tooltip=[
-                alt.Tooltip("step:N"),
-                alt.Tooltip("part:N"),
-                alt.Tooltip("mib:Q", format=",.1f", title="MiB"),
-                alt.Tooltip("where:N"),
-            ],
-        )
-        .properties(height=alt.Step(28))
-    )
-
-
 def parts(result: AllocatorResult) -> tuple[list, list, list]:
     """(charts, tables, notes) for the outside-the-allocator steps; empty when not asked."""
     run = result.outside
@@ -90,5 +61,5 @@ def parts(result: AllocatorResult) -> tuple[list, list, list]:
         "torch.cuda.memory_reserved() none of the rest. Another process on the GPU at the same "
         "time would be counted too."
     )
-    chart = ("Memory outside PyTorch's allocator, step by step", outside_chart(frame))
+    chart = ("Memory outside PyTorch's allocator, step by step", charts_ab.outside_chart(frame))
     return [chart], [("Memory outside PyTorch's allocator (a fresh process)", frame)], notes

@@ -41,6 +41,9 @@ LABELS: dict[str, Any] = {
     "add_gbps": "add bandwidth",
     "theoretical_gbps": "theoretical bandwidth",
     "max_ceiling_pct": "best share of the ceiling",
+    "kernel_registers": "{} registers per thread (its longest kernel)",
+    "kernel_spilled_registers": "{} spilled registers (its longest kernel)",
+    "kernel_occupancy_pct": "{} theoretical occupancy (its longest kernel)",
 }
 UNITS = {"clocks": "ms"}  # {mode: {clock: median ms}}: the path names no unit
 IGNORED = ("predicted_speedup",)  # 11/3 in every run: the bytes model, not a measurement

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from runtime_lab.fusion.clocks import clock_medians
+from runtime_lab.fusion.frames_kernels import longest, resources_frame
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
 from runtime_lab.results import stats
 
@@ -127,7 +128,9 @@ def key_figures(
         "steady_state_ms": {k: v.get("steady_state_ms") for k, v in figures.items()},
         "achieved_gbps": {k: v.get("achieved_gbps") for k, v in figures.items()},
         "copy_ceiling_gbps": result.copy_ceiling_gbps,
-        "predicted_speedup": EAGER_TRANSFERS / FUSED_TRANSFERS,
+        # the bytes model: eager's recorded transfers (the long chain's come from its op list)
+        "predicted_speedup": (eager.transfers_per_element if eager else EAGER_TRANSFERS)
+        / FUSED_TRANSFERS,
         "measured_speedup": eager_ms / compiled_ms if eager_ms and compiled_ms else None,
         "loop_us_per_call": loops,
         "cuda_graph_inductor_loop_speedup": (
@@ -151,6 +154,8 @@ def key_figures(
             "mega_cache_s": mega.first_call_s,
             "mega_cache_artifact_bytes": mega.artifact_bytes,
         }
+    if result.device_limits:  # recorded with kernel resources: each mode's main kernel
+        found |= resource_figures(result)
     if result.timed_before_profiling:
         best, source = ceiling(result)
         found |= {
@@ -166,3 +171,24 @@ def key_figures(
             ),
         }
     return found
+
+
+def resource_figures(result: FusionResult) -> dict[str, Any]:
+    """Registers, spills and theoretical occupancy of each mode's kernel with the most time."""
+    main = longest(resources_frame(result))
+    figures: dict[str, Any] = {"variant": result.variant}
+    for key, column in (
+        ("kernel_registers", "registers_per_thread"),
+        ("kernel_spilled_registers", "spilled_registers"),
+        ("kernel_occupancy_pct", "occupancy_pct"),
+        ("kernel_limiting_resource", "limiting_resource"),
+    ):
+        figures[key] = {r["mode"]: _plain(r[column]) for _, r in main.iterrows()}
+    return figures
+
+
+def _plain(value: Any) -> Any:
+    """A frame cell as JSON wants it: NaN is None, numpy numbers are Python's."""
+    if value is None or value != value:
+        return None
+    return value.item() if hasattr(value, "item") else value

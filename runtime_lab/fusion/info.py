@@ -3,6 +3,8 @@
 from runtime_lab.options import MEASURED_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
 
+WORKLOADS = ("pointwise", "long-chain")  # runtime_lab/lab/workload.py builds each one
+
 FUSION_MODES = (
     "eager",
     "inductor",
@@ -29,7 +31,10 @@ INFO = ExperimentInfo(
         "memory-bound call should be up to 11/3 ≈ 3.7× faster. The lab checks every mode "
         "against eager first, then shows the kernels the profiler saw, what compiling "
         "costs (cold, warm cache, warm process), and how close each mode gets to the "
-        "measured copy bandwidth."
+        "measured copy bandwidth. The **long-chain** variant is the what-if: 16 dependent "
+        "steps h = y + c·h whose results all stay live until their sum is known (62 eager "
+        "kernels, one fused kernel holding 16 values per element in registers), to show what "
+        "register pressure does to the fused kernel's occupancy."
     ),
     default_shape="4096x4096",
     cpu_defaults={"shape": "1024x1024", "modes": "eager,inductor,dynamo-eager"},
@@ -45,6 +50,14 @@ INFO = ExperimentInfo(
             help="variants compared side by side",
             choices=FUSION_MODES,
             kind="multi",
+        ),
+        "variant": OptionSpec(
+            default="pointwise",
+            help=(
+                "the workload: silu(x + y) * (x - y), or long-chain (16 live intermediates per "
+                "element: a fused kernel with heavy register use)"
+            ),
+            choices=WORKLOADS,
         ),
         "fullgraph": OptionSpec(default=True, help="torch.compile(fullgraph=...)", kind="bool"),
         "dynamic": OptionSpec(

@@ -6,7 +6,7 @@ import types
 
 import torch
 
-from runtime_lab.lab.workload import pointwise
+from runtime_lab.lab.workload import WORKLOADS
 from runtime_lab.spec import RunSpec
 
 LOOP_CALLS = 200  # back-to-back calls: launch overhead shows, as in a real loop
@@ -26,10 +26,12 @@ def _compiled(mode: str, spec: RunSpec, fresh: bool):
     """torch.compile of the workload for a mode. Each mode compiles its own copy of the code
     object: Dynamo caches (and counts toward recompile_limit) per code object, so modes must
     not share one."""
-    key = (mode, spec.option("fullgraph"), spec.option("dynamic"))
+    variant = spec.option("variant")
+    key = (mode, spec.option("fullgraph"), spec.option("dynamic"), variant)
     if fresh or key not in _COMPILED:
-        code = pointwise.__code__.replace()
-        fn = types.FunctionType(code, pointwise.__globals__, f"pointwise_{mode.replace('-', '_')}")
+        work = WORKLOADS[variant]
+        name = f"{work.__name__}_{mode.replace('-', '_')}"
+        fn = types.FunctionType(work.__code__.replace(), work.__globals__, name)
         dynamic = {"auto": None, "false": False, "true": True}[spec.option("dynamic")]
         kwargs = {"fullgraph": spec.option("fullgraph"), "dynamic": dynamic}
         if mode == "dynamo-eager":
@@ -43,10 +45,11 @@ def _compiled(mode: str, spec: RunSpec, fresh: bool):
 
 def build(mode: str, spec: RunSpec, x: torch.Tensor, y: torch.Tensor, fresh: bool = False):
     """The callable for a mode (compiling modes compile on their first call)."""
+    work = WORKLOADS[spec.option("variant")]
     if mode == "eager":
-        return lambda: pointwise(x, y)
+        return lambda: work(x, y)
     if mode == "cuda-graph":
-        return _cuda_graph(pointwise, x, y)
+        return _cuda_graph(work, x, y)
     if mode == "cuda-graph-inductor":
         return _cuda_graph(_compiled("inductor", spec, fresh), x, y)
     compiled = _compiled(mode, spec, fresh)

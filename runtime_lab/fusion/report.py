@@ -14,6 +14,7 @@ from runtime_lab.fmt import fmt_ms
 from runtime_lab.fusion import charts as fc
 from runtime_lab.fusion import frames as ff
 from runtime_lab.fusion import report_checks as checks
+from runtime_lab.fusion import report_kernels as rk
 from runtime_lab.fusion.charts import fmt_seconds
 from runtime_lab.fusion.figures import ceiling, key_figures, mode_figures
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
@@ -67,6 +68,7 @@ def _metrics(key: dict[str, Any], modes, by: dict[str, ModeResult]) -> list[Metr
     diff = key["max_abs_diff"]
     measured = key["measured_speedup"]
     ceiling = key["copy_ceiling_gbps"]
+    eager_transfers = by["eager"].transfers_per_element if "eager" in by else EAGER_TRANSFERS
     return [
         Metric("eager kernels/call", _count(by["eager"].kernel_count) if "eager" in by else "—"),
         Metric(
@@ -98,7 +100,7 @@ def _metrics(key: dict[str, Any], modes, by: dict[str, ModeResult]) -> list[Metr
         Metric(
             "speed-up: measured vs predicted",
             f"{'—' if measured is None else f'{measured:.2f}×'} vs {key['predicted_speedup']:.2f}×",
-            f"predicted from the bytes model ({EAGER_TRANSFERS} vs {FUSED_TRANSFERS} element "
+            f"predicted from the bytes model ({eager_transfers} vs {FUSED_TRANSFERS} element "
             "transfers), if both are bound by memory bandwidth",
         ),
         Metric(
@@ -253,7 +255,8 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
     checked = [m for m in result.modes if m.tolerance_passed is not None]
     ok = any(m.ran for m in result.modes) and all(m.tolerance_passed for m in checked)
     shown = kernels.drop(columns="kernel") if kernels["kernel"].equals(kernels["name"]) else kernels
-    tables = [("Modes", _readable(modes)), ("Kernels", _readable(shown))]
+    kernel_views = rk.views(result, modes)  # resources and occupancy; the long-chain what-if
+    tables = [("Modes", _readable(modes)), ("Kernels", _readable(shown)), *kernel_views.tables]
     clock_table, _ = checks.clock_views(result)
     if clock_table is not None:
         tables.append(("Three clocks", clock_table))
@@ -281,9 +284,9 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
         headline=_headline(result, key, by),
         ok=ok,
         metrics=(*_metrics(key, modes, by), *checks.metrics(result, key)),
-        charts=tuple(_charts(result, modes, kernels, compile_long, order)),
+        charts=(*_charts(result, modes, kernels, compile_long, order), *kernel_views.charts),
         tables=tuple(tables),
-        notes=tuple(_notes(result, key, modes, compile_long, run)),
+        notes=(*_notes(result, key, modes, compile_long, run), *kernel_views.notes),
         downloads=tuple(_downloads(run, result, kernels)),
         code=code,
         warnings=tuple(checks.warnings(result, modes)),

@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runtime_lab.compile_log import CompileEvidence
-from runtime_lab.results import CompileLatency, KernelRow, Timing
+from runtime_lab.occupancy import DeviceLimits
+from runtime_lab.results import CompileLatency, KernelRow, Timing, TritonKernel
 
 # Element transfers per output element (reads + writes of one dtype-sized element).
 # Eager: add 2+1, silu 1+1, sub 2+1, mul 2+1 = 11. Fused: read x, read y, write out = 3.
+# (Runs record their own: the long-chain variant's eager count comes from its op list.)
 EAGER_TRANSFERS = 11
 FUSED_TRANSFERS = 3
 
@@ -54,6 +56,10 @@ class ModeResult:
     clocks: tuple[ClockReading, ...] = ()  # the same callable under three clocks; () in old runs
     # a cold compile traced after timing: compile ids, kernels joined to source, tlparse report
     compile_evidence: CompileEvidence | None = None
+    # CUDA: Inductor's compiled Triton kernels (registers, spills, config); () elsewhere and in
+    # older runs, with the reason in triton_note when it was asked for and not found
+    triton_kernels: tuple[TritonKernel, ...] = ()
+    triton_note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,10 @@ class FusionResult:
     # False in runs recorded before every timed phase ran ahead of the job's profiler sessions;
     # their report and CLI summary stay as they were recorded
     timed_before_profiling: bool = False
+    variant: str = "pointwise"  # the workload (lab/workload.py WORKLOADS)
+    # the GPU's occupancy limits; None on CPU and in older runs (limits_note says why, if asked)
+    device_limits: DeviceLimits | None = None
+    limits_note: str = ""
 
 
 RESULT_TYPE = FusionResult  # what the registry rebuilds a stored run into

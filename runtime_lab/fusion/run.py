@@ -10,31 +10,28 @@ import torch
 
 from runtime_lab import config
 from runtime_lab.fusion.modes import GRAPH_MODES, INDUCTOR_MODES, LOOP_CALLS, build
-from runtime_lab.fusion.result import (
-    EAGER_TRANSFERS,
-    FUSED_TRANSFERS,
-    CompileLatency,
-    FusionResult,
-    ModeResult,
-)
+from runtime_lab.fusion.result import FUSED_TRANSFERS, CompileLatency, FusionResult, ModeResult
 from runtime_lab.fusion.run_cache import mega_cache_latency
 from runtime_lab.fusion.run_clocks import PROFILED_CALLS, mode_clocks, profile_mode
 from runtime_lab.fusion.run_evidence import add_evidence
 from runtime_lab.fusion.run_extra import fresh_process_latency, sweep
 from runtime_lab.lab import compile_tools as ct
+from runtime_lab.lab import device_limits, triton_meta
 from runtime_lab.lab.base import TOLERANCES, Context, element_bytes, torch_dtype
 from runtime_lab.lab.ceiling import ceilings
 from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure, measure_loop
-from runtime_lab.lab.workload import pointwise
+from runtime_lab.lab.workload import CHAIN_LENGTH, WORKLOADS, eager_transfers, op_list
 from runtime_lab.spec import RunSpec
 
 
 def estimate_bytes(spec: RunSpec) -> int:
-    # inputs + eager's three intermediates + one output per mode + the float64 reference chain
+    # inputs + eager's three intermediates + one output per mode + the float64 reference chain;
+    # the long chain holds its CHAIN_LENGTH intermediates and their mean too, in both dtypes
     n = math.prod(spec.shape)
     modes = len(spec.option("modes").split(","))
     flush = (CUDA_FLUSH_BYTES if spec.device != "cpu" else CPU_FLUSH_BYTES) if spec.l2_flush else 0
-    return n * element_bytes(spec) * (5 + modes) + n * 8 * 6 + flush
+    live = CHAIN_LENGTH + 3 if spec.option("variant") == "long-chain" else 0
+    return n * element_bytes(spec) * (5 + modes + live) + n * 8 * (6 + live) + flush
 
 
 def _compare(out: torch.Tensor, eager: torch.Tensor, ref64: torch.Tensor, spec: RunSpec) -> dict:
@@ -88,7 +85,8 @@ def run_mode(
     x, y, eager_out, ref64 = tensors
     device = ctx.device
     fused = mode in INDUCTOR_MODES
-    transfers = FUSED_TRANSFERS if fused or mode == "cuda-graph-inductor" else EAGER_TRANSFERS
+    eager = eager_transfers(WORKLOADS[spec.option("variant")])  # from the op list eager runs
+    transfers = FUSED_TRANSFERS if fused or mode == "cuda-graph-inductor" else eager
     base = {
         "mode": mode,
         "transfers_per_element": transfers,
@@ -137,6 +135,10 @@ def run_mode(
     typical_s = statistics.median(timing.primary_ms) / 1e3
     loop = measure_loop(fn, device, LOOP_CALLS, typical_s=typical_s)
     ctx.progress(f"{mode}: other clocks (torch.utils.benchmark, triton.do_bench)", None, None)
+    clocks = mode_clocks(fn, timing, device)
+    if device.type == "cuda" and mode not in ("eager", "cuda-graph", "dynamo-eager"):
+        # one more untimed call: which Triton kernels it launches, with their metadata
+        info["triton_kernels"], info["triton_note"] = triton_meta.kernels(fn, code_mark)
     result = ModeResult(
         ran=True,
         loop_calls=loop.calls,
@@ -144,7 +146,7 @@ def run_mode(
         loop_host_us_per_call=loop.host_us_per_call,
         loop_us_samples=loop.samples_us,
         timing=timing,
-        clocks=mode_clocks(fn, timing, device),
+        clocks=clocks,
         **info,
     )
     return result, fn
@@ -167,8 +169,11 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
     dtype = torch_dtype(spec.dtype)
     x = torch.randn(spec.shape, generator=generator, device=device, dtype=dtype)
     y = torch.randn(spec.shape, generator=generator, device=device, dtype=dtype)
-    eager_out = pointwise(x, y)
-    ref64 = pointwise(x.double(), y.double())
+    work = WORKLOADS[spec.option("variant")]
+    eager_out = work(x, y)
+    ref64 = work(x.double(), y.double())
+    limits, limits_note = device_limits.read(device)
+    plain, notes = spec.option("variant") == "pointwise", []
     modes = spec.option("modes").split(",")
     results, callables = [], {}
     # Phase 1, every timed figure of the job: modes, the fresh processes, the sweep, the ceiling
@@ -183,21 +188,25 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
             results.append(ModeResult(mode=mode, ran=False, error=error))
     del ref64
     latency_mode = _latency_mode(modes)
-    if spec.option("fresh_process") and latency_mode:
+    if not plain and (spec.option("fresh_process") or spec.option("mega_cache")):
+        notes.append(SUBPROCESS_NOTE)
+    if spec.option("fresh_process") and latency_mode and plain:
         ctx.progress("cold compile in a fresh process", None, None)
         results = _add(results, latency_mode, fresh_process_latency(latency_mode, spec, device))
-    if spec.option("mega_cache") and latency_mode:
+    if spec.option("mega_cache") and latency_mode and plain:
         ctx.progress("mega-cache: save in one fresh process, load in another", None, None)
         results = _add(results, latency_mode, mega_cache_latency(latency_mode, spec, device))
     points = sweep(spec, results, ctx) if spec.option("sweep") else ()
     ctx.progress("bandwidth ceiling (copy, add)", None, None)
     ceiling = ceilings(device, config.data_dir())
     # Phase 2, the job's profiler sessions: after everything timed, on the same callables
+    ops = op_list(work)
     for i, mode in enumerate(results):
         if mode.ran and callables.get(mode.mode) is not None:
             ctx.progress(f"{mode.mode}: profiling {PROFILED_CALLS} warm calls", i, len(results))
-            results[i] = profile_mode(mode, callables[mode.mode], device)
+            results[i] = profile_mode(mode, callables[mode.mode], device, ops)
     callables.clear()
+    results = _share_triton(results)
     if spec.option("compile_trace"):
         results = add_evidence(results, spec, (x, y), ctx)
     rtol, atol = TOLERANCES[spec.dtype]
@@ -211,9 +220,19 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
         atol=atol,
         modes=tuple(results),
         sweep=tuple(points),
+        notes=tuple(notes),
         timed_before_profiling=True,
+        variant=spec.option("variant"),
+        device_limits=limits,
+        limits_note=limits_note,
         **ceiling,
     )
+
+
+SUBPROCESS_NOTE = (
+    "fresh-process and mega-cache compile the pointwise workload in interpreters of their own: "
+    "not run for the long-chain variant."
+)
 
 
 def _latency_mode(modes: list[str]) -> str | None:
@@ -223,3 +242,14 @@ def _latency_mode(modes: list[str]) -> str | None:
 
 def _add(results: list[ModeResult], mode: str, found: CompileLatency) -> list[ModeResult]:
     return [replace(r, compile=(*r.compile, found)) if r.mode == mode else r for r in results]
+
+
+def _share_triton(results: list[ModeResult]) -> list[ModeResult]:
+    """cuda-graph-inductor replays the inductor mode's compiled code: when its own compile was
+    that mode's (cached, nothing loaded), it shares that mode's Triton metadata."""
+    by = {r.mode: r for r in results}
+    graph, inductor = by.get("cuda-graph-inductor"), by.get("inductor")
+    if not (graph and inductor and graph.ran and inductor.triton_kernels) or graph.triton_kernels:
+        return results
+    shared = replace(graph, triton_kernels=inductor.triton_kernels, triton_note=None)
+    return [shared if r is graph else r for r in results]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections import defaultdict
 from collections.abc import Callable
@@ -94,13 +95,34 @@ def _cuda_rows(trace_path: Path, calls: int) -> tuple[KernelRow, ...]:
                 grid=_dims(args.get("grid")),
                 block=_dims(args.get("block")),
                 registers=args.get("registers per thread"),
+                shared_memory_bytes=args.get("shared memory"),
+                profiler_blocks_per_sm=_number(args.get("blocks per SM")),
+                profiler_warps_per_sm=_number(args.get("warps per SM")),
+                profiler_occupancy_pct=_number(args.get("est. achieved occupancy %")),
             )
         )
     return tuple(sorted(rows, key=lambda r: -r.total_us))
 
 
+def launch_order(trace_path: Path) -> tuple[str, ...]:
+    """Every kernel of the trace by start time: the k-th launch of a call is its k-th op."""
+    events = json.loads(trace_path.read_text()).get("traceEvents", [])
+    kernels = [e for e in events if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    return tuple(e["name"] for e in sorted(kernels, key=lambda e: float(e.get("ts", 0.0))))
+
+
 def _dims(value) -> str | None:
     return "x".join(str(v) for v in value) if isinstance(value, list) else None
+
+
+def _number(value) -> float | None:
+    """Kineto writes "inf" (a string) for a grid it could not divide by the SM count; a stored
+    run is JSON, which has no infinity."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _cpu_rows(prof, calls: int) -> tuple[KernelRow, ...]:

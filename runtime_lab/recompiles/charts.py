@@ -231,5 +231,9 @@ def cudagraph_chart(graphs: pd.DataFrame) -> alt.LayerChart:
         .mark_point(filled=True, size=120)
         .encode(x=x, y=y, color=alt.Color("cudagraph:N", scale=scale, legend=None), tooltip=tooltip)
     )
-    text = alt.Chart(data).mark_text(dy=-12, fontSize=11).encode(x=x, y=y, text="graph_text:N")
+    text = (
+        alt.Chart(data)
+        .mark_text(dy=-12, fontSize=11)
+        .encode(x=x, y=y, text="graph_text:N", tooltip=tooltip)
+    )
     return alt.layer(points, text).properties(height=alt.Step(34))

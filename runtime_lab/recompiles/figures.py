@@ -12,7 +12,7 @@ def key_figures(result: RecompilesResult) -> dict[str, Any]:
     """The headline numbers under the names the CLI JSON promises (per mode where it applies)."""
     modes = [m for m in result.modes if not m.error]
     g = result.graph_break
-    return {
+    found = {
         "unique_graphs": {m.mode: m.unique_graphs for m in modes},
         "recompiles": {m.mode: m.recompiles for m in modes},
         "recompile_reasons": {m.mode: [c.reason for c in m.calls if c.reason] for m in modes},
@@ -41,20 +41,16 @@ def key_figures(result: RecompilesResult) -> dict[str, Any]:
             for m in modes
         },
         "failed_modes": {m.mode: m.error for m in result.modes if m.error},
-        # the what-ifs, where they ran: calls the stance turned eager or failed, CUDA graphs
-        "stance": None
-        if result.stance == "default"
-        else {
+    }
+    # the what-ifs only where they ran: an old run's summary keeps exactly its recorded keys
+    if result.stance != "default":
+        found["stance"] = {
             "stance": result.stance,
             "eager": {m.mode: m.stance_eager for m in modes if m.stance},
             "failed": {m.mode: m.stance_failed for m in modes if m.stance},
-        },
-        "cudagraphs": next(
-            (
-                {**cg.counts(c.cudagraph for c in m.calls), "pool_bytes": m.pool_bytes}
-                for m in modes
-                if m.mode == cg.MODE
-            ),
-            None,
-        ),
-    }
+        }
+    graphs = [m for m in modes if m.mode == cg.MODE]
+    if graphs:
+        counts = cg.counts(c.cudagraph for c in graphs[0].calls)
+        found["cudagraphs"] = {**counts, "pool_bytes": graphs[0].pool_bytes}
+    return found
