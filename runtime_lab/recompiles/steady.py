@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
 import torch
@@ -25,21 +24,29 @@ MARKS = {
 Marks = tuple[Callable, tuple[int, ...]] | None  # (mark function, dims) applied to x and y
 
 
+def _mark_function(kind: str) -> Callable | None:
+    """The mark function of this torch, or None; named modules only (no import by string)."""
+    module, name = MARKS[kind]
+    try:
+        if module == "torch._dynamo.decorators":
+            from torch._dynamo import decorators as found
+        else:
+            import torch._dynamo as found
+    except ImportError:
+        return None
+    fn = getattr(found, name, None)
+    return fn if callable(fn) else None
+
+
 def missing_mark(kind: str) -> str | None:
     """Why this torch cannot run the mark, or None when it can."""
     module, name = MARKS[kind]
-    try:
-        found = getattr(importlib.import_module(module), name, None)
-    except ImportError:
-        found = None
-    return None if callable(found) else f"needs a newer torch: {module}.{name} is missing"
+    found = _mark_function(kind)
+    return None if found else f"needs a newer torch: {module}.{name} is missing"
 
 
 def marks_for(kind: str | None, dims: tuple[int, ...]) -> Marks:
-    if kind is None:
-        return None
-    module, name = MARKS[kind]
-    return getattr(importlib.import_module(module), name), dims
+    return None if kind is None else (_mark_function(kind), dims)
 
 
 def inputs(shape, dtype: str, seed: int, device, marks: Marks):
