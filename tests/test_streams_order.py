@@ -100,7 +100,7 @@ def _fake_cuda_parts(monkeypatch, order: CallOrder) -> None:
         return (1.0,) * repeat
 
     @contextlib.contextmanager
-    def profile(activities):
+    def profile(activities, **config):  # e.g. experimental_config: the sync records
         log(TOOL + "profiler")
 
         class Prof:
