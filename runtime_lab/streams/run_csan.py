@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
+from runtime_lab import child
 from runtime_lab.spec import RunSpec
 from runtime_lab.streams.result import CsanAccess, CsanRace, CsanVerdict
 
 TIMEOUT_S = 300
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def verdicts(spec: RunSpec, device: str, shapes: tuple) -> tuple[tuple[CsanVerdict, ...], str]:
@@ -28,23 +24,11 @@ def verdicts(spec: RunSpec, device: str, shapes: tuple) -> tuple[tuple[CsanVerdi
         "trials": spec.option("sanitizer_trials"),
         "variants": spec.option("variant").split(","),
     }
-    env = {**os.environ, "TORCH_CUDA_SANITIZER": "1", "PYTHONPATH": _path()}
-    command = [sys.executable, "-m", "runtime_lab.streams.run_csan_child", json.dumps(args)]
-    try:
-        done = subprocess.run(
-            command, env=env, capture_output=True, text=True, timeout=TIMEOUT_S, cwd=ROOT
-        )
-    except subprocess.TimeoutExpired:
-        return (), f"the sanitizer child did not finish in {TIMEOUT_S} s"
-    if done.returncode != 0:
-        tail = (done.stderr or "no output").strip().splitlines()[-1:] or ["no output"]
-        return (), f"the sanitizer child failed (exit {done.returncode}): {tail[0][:300]}"
-    return parse(done.stdout)
-
-
-def _path() -> str:
-    parts = [str(ROOT), os.environ.get("PYTHONPATH", "")]
-    return os.pathsep.join(p for p in parts if p)
+    env = {"TORCH_CUDA_SANITIZER": "1"}
+    doc, why = child.run_module("runtime_lab.streams.run_csan_child", args, TIMEOUT_S, env)
+    if doc is None:
+        return (), f"the sanitizer child failed: {why}"
+    return parse(json.dumps(doc))
 
 
 def parse(stdout: str) -> tuple[tuple[CsanVerdict, ...], str]:
