@@ -34,7 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     commands.add_parser("env", help="print this machine's environment fingerprint as JSON")
     hist = commands.add_parser("history", help="list recorded runs, newest first")
-    hist.add_argument("--experiment")
+    hist.add_argument(
+        "--experiment", choices=tuple(EXPERIMENTS), help="only this experiment's runs"
+    )
     low, high = argcheck.LIMIT_RANGE
     hist.add_argument("--limit", default="20", help=f"rows to list ({low} to {high})")
     from runtime_lab import bundle_cli  # export and import: their own module, torch-free
@@ -167,6 +169,10 @@ def _history(args: argparse.Namespace) -> int:
     except HistoryError as exc:
         print(f"runtime_lab: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    if not rows:  # say so: an empty answer looks like a broken command
+        which = f" of {args.experiment}" if args.experiment else ""
+        where = config.data_dir(args.data_dir)
+        print(f"runtime_lab: no runs{which} recorded in {where}", file=sys.stderr)
     for row in rows:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row["created_at"]))
         print(f"#{row['id']:<5} {stamp}  {row['status']:<9} {row['label']}")
@@ -180,6 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     except argcheck.ArgError as exc:
         print(f"runtime_lab: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    from runtime_lab import config
+
+    if (problem := config.job_timeout_problem()) and args.command == "run":
+        print(f"runtime_lab: warning: {problem}", file=sys.stderr)
     if args.command == "env":
         from runtime_lab.env import fingerprint
 

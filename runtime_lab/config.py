@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -68,12 +69,30 @@ def _not_usable(path: Path) -> str:
 
 
 def job_timeout_s() -> float:
-    """Per-job timeout; a bad value in the environment falls back to the default."""
+    """Per-job timeout; a bad value in the environment falls back to the default (the CLI and
+    the app say so: job_timeout_problem)."""
     try:
         value = float(os.environ.get(JOB_TIMEOUT_ENV, DEFAULT_JOB_TIMEOUT_S))
     except ValueError:
         return DEFAULT_JOB_TIMEOUT_S
-    return value if value > 0 else DEFAULT_JOB_TIMEOUT_S
+    return value if value > 0 and math.isfinite(value) else DEFAULT_JOB_TIMEOUT_S
+
+
+def job_timeout_problem() -> str | None:
+    """Why $RUNTIME_LAB_JOB_TIMEOUT_S is not used, in one line; None when unset or usable."""
+    raw = os.environ.get(JOB_TIMEOUT_ENV)
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = None
+    if value is not None and value > 0 and math.isfinite(value):
+        return None
+    return (
+        f"${JOB_TIMEOUT_ENV}={raw!r} is not a positive number of seconds: jobs time out after "
+        f"the default {DEFAULT_JOB_TIMEOUT_S:g} s"
+    )
 
 
 # Run artefacts (Chrome traces, memory snapshots, compile traces) are kept for downloads; the newest this many

@@ -189,7 +189,8 @@ def test_number_out_of_range_is_refused(tmp, argument, command, value, allowed, 
 def test_a_missing_data_dir_with_a_usable_parent_is_created(tmp):
     for limit in ("1", "10000"):  # both ends of --limit are allowed
         done = _cli(["--data-dir", str(tmp / "new"), "history", "--limit", limit])
-        assert done.returncode == 0 and done.stderr == "", done.stderr
+        said = f"runtime_lab: no runs recorded in {tmp / 'new'}\n"
+        assert done.returncode == 0 and done.stderr == said, done.stderr  # empty, and says so
     assert (tmp / "new" / "history.sqlite3").is_file()
 
 

@@ -38,6 +38,9 @@ def check_data_dir() -> None:
             "writable directory (or unset it for ./.runtime_lab) and restart the server."
         )
         st.stop()
+    timeout = config.job_timeout_problem()
+    if timeout:
+        st.warning(f"{plain(timeout)}.", icon=":material/timer:")
 
 
 def navigation() -> Any:
