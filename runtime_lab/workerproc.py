@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -126,9 +127,12 @@ class WorkerProcess:
         if self.proc and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=10)
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
+        conn, self.conn = self.conn, None
+        # its descriptor may be gone already (EBADF seen when a manager closed while its spare
+        # was starting): the worker is dead either way, and closing must not fail
+        with contextlib.suppress(OSError):
+            if conn is not None:
+                conn.close()
 
     def stop(self) -> None:
         """Ask politely, then kill."""

@@ -152,3 +152,19 @@ def test_run_artefacts_are_pruned_to_the_newest(tmp_path):
     ]
     assert (tmp_path / "history.sqlite3").exists()
     assert config.prune_artefacts(tmp_path / "missing", keep=3) == 0
+
+
+def test_kill_survives_a_pipe_whose_descriptor_is_already_gone():
+    """A manager closing while its spare starts saw EBADF from conn.close(): kill() must end
+    the worker and return, never raise out of JobManager.close()."""
+    import os
+    from multiprocessing import Pipe
+
+    from runtime_lab.workerproc import WorkerProcess
+
+    worker = WorkerProcess()
+    worker.conn, other = Pipe()
+    os.close(worker.conn.fileno())  # someone else closed the descriptor under it
+    worker.kill()
+    assert worker.conn is None
+    other.close()
