@@ -147,11 +147,11 @@ def _seconds(metrics: dict, key: str) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
-def strip_guard_comments(text: str) -> str:
+def strip_guard_comments(text: str, limit: int = MAX_GUARD_CHARS) -> str:
     """The guard tree without its trailing '# source line' comments, bounded."""
     lines = [re.sub(r"\s{2,}#\s.*$", "", line).rstrip() for line in text.strip().splitlines()]
     text = "\n".join(line for line in lines if line)
-    return text if len(text) <= MAX_GUARD_CHARS else text[:MAX_GUARD_CHARS] + "\n… truncated"
+    return text if len(text) <= limit else text[:limit] + "\n… truncated"
 
 
 def compile_entries(records: list[Record]) -> tuple[CompileEntry, ...]:

@@ -17,6 +17,7 @@ import torch
 import torch._dynamo.utils as dynamo_utils
 from torch._dynamo.utils import counters
 
+from runtime_lab.compile_log import strip_guard_comments
 from runtime_lab.results import CompileLatency
 
 MAX_CODE_CHARS = 40_000
@@ -189,10 +190,8 @@ def final_guards(code: types.CodeType) -> tuple[str | None, str | None]:
         text = str(newest.guard_manager)
     except Exception:
         return str(getattr(newest, "compile_id", "")) or None, None
-    lines = [re.sub(r"\s{2,}#\s.*$", "", line).rstrip() for line in text.strip().splitlines()]
-    text = "\n".join(lines)
-    if len(text) > MAX_CODE_CHARS:
-        text = text[:MAX_CODE_CHARS] + "\n… truncated"
+    # the same cleaning as the structured trace's guard trees (one function for both)
+    text = strip_guard_comments(text, MAX_CODE_CHARS)
     return str(getattr(newest, "compile_id", "")) or None, text
 
 
