@@ -31,8 +31,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="where history and compile caches live (default $RUNTIME_LAB_DATA_DIR, else "
         ".runtime_lab); created if only its parent exists",
     )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="run on a Ray cluster: auto, ray://host:10001, or local (starts one for this run); "
+        "default $RUNTIME_LAB_RAY_ADDRESS, else this host's own workers",
+    )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     commands.add_parser("env", help="print this machine's environment fingerprint as JSON")
+    commands.add_parser(
+        "workers", help="list the workers a run can go to (this host's, or the Ray cluster's)"
+    )
     hist = commands.add_parser("history", help="list recorded runs, newest first")
     hist.add_argument(
         "--experiment", choices=tuple(EXPERIMENTS), help="only this experiment's runs"
@@ -79,6 +88,11 @@ def _common_args(sub: argparse.ArgumentParser, default_shape: str, sequence: boo
         "--no-l2-flush", action="store_true", help="don't flush the L2 cache between calls"
     )
     sub.add_argument("--seed", default="0", help="random seed for the inputs")
+    sub.add_argument(
+        "--on",
+        metavar="WORKER",
+        help="the worker to run on, by name (see `workers`); default: by --device",
+    )
     low, high = argcheck.TIMEOUT_RANGE
     sub.add_argument(
         "--timeout", help=f"seconds before the job is killed ({low:g} to {high:g}; default 600)"
@@ -115,11 +129,16 @@ def _run(args: argparse.Namespace) -> int:
     except SpecError as exc:
         print(f"runtime_lab: invalid input: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    jobs = JobManager(data_dir=args.data_dir, timeout_s=args.timeout, spare=False)  # one job
+    # one job: no spare, and only the worker of the lane it goes to starts
+    try:
+        jobs = _manager(args, JobManager)
+    except Exception as exc:  # RayUnavailable: ray missing or the cluster out of reach
+        print(f"runtime_lab: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if jobs.history_notice:
         print(f"runtime_lab: warning: {jobs.history_notice}", file=sys.stderr)
     try:
-        job_id = jobs.submit(spec)
+        job_id = jobs.submit(spec, target=args.on)
         job = _wait_with_progress(jobs, job_id)
     finally:
         jobs.close()
@@ -142,6 +161,40 @@ def _run(args: argparse.Namespace) -> int:
     for note in rep.notes:
         print(f"  {note}")
     return EXIT_OK if job.state == "done" and written else EXIT_FAILED
+
+
+def _manager(args: argparse.Namespace, manager_class):
+    """One job: no spare, and only the worker of the lane it goes to starts."""
+    return manager_class(
+        data_dir=args.data_dir,
+        timeout_s=getattr(args, "timeout", None),
+        spare=False,
+        lazy=True,
+        ray_address=args.ray_address,
+    )
+
+
+def _workers(args: argparse.Namespace) -> int:
+    from runtime_lab.jobs import JobManager
+
+    try:
+        jobs = _manager(args, JobManager)
+    except Exception as exc:  # RayUnavailable
+        print(f"runtime_lab: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        for lane in jobs.lanes:
+            if lane.plan.kind == "gpu" and lane.plan.local:
+                lane.ensure_worker()  # its GPU's name comes from the worker that sees it
+        status = jobs.status()
+    finally:
+        jobs.close()
+    if status["devices_note"]:
+        print(f"runtime_lab: warning: {status['devices_note']}", file=sys.stderr)
+    for lane in status["lanes"]:
+        where = lane["host"] if lane["node"] else "this host"
+        print(f"{lane['lane']:<24} {lane['kind']:<4} {lane['device_type'] or '-':<20} {where}")
+    return EXIT_OK
 
 
 def _wait_with_progress(jobs, job_id: str):
@@ -197,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     if args.command == "history":
         return _history(args)
+    if args.command == "workers":
+        return _workers(args)
     if args.command in ("export", "import"):
         from runtime_lab import bundle_cli
 

@@ -40,6 +40,8 @@ class Job:
     memory_after: dict[str, int] | None = None  # what the worker still held after the job
     process_probe: dict[str, Any] | None = None  # job-start probe vs the worker's baseline
     worker: dict[str, Any] | None = None  # which worker ran it (pid, jobs before, fresh?)
+    target: str | None = None  # the lane asked for by name (None: routed by the spec's device)
+    lane: str | None = None  # the lane it was queued on (`cuda:1`, `cpu`, `ray:host/gpu:0`)
 
     @property
     def finished(self) -> bool:

@@ -1,4 +1,4 @@
-"""One FIFO job queue shared by every session, served by one worker process (one job at a time)."""
+"""One job table shared by every session; each device's lane runs its own queue, one job at a time."""
 
 from __future__ import annotations
 
@@ -6,32 +6,41 @@ import atexit
 import threading
 import time
 import uuid
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from runtime_lab import config
+from runtime_lab import config, devices
+from runtime_lab.devices import LanePlan, RouteError
 from runtime_lab.history import History, HistoryError
 from runtime_lab.job import ACTIVE, FINISHED, Job, wall
+from runtime_lab.lane import Lane
 from runtime_lab.spec import RunSpec
 from runtime_lab.workerpool import WorkerPool
-from runtime_lab.workerproc import WorkerDied, WorkerProcess
+from runtime_lab.workerproc import WorkerProcess
 
 __all__ = ["ACTIVE", "FINISHED", "Job", "JobManager"]
 
 KEEP_FINISHED = 500  # finished jobs kept in memory for polling; history keeps them for good
+CLOSE_JOIN_S = 15.0  # how long close() waits for the lanes' threads to let go of their workers
 
 
 class JobManager:
-    """Thread-safe queue + a dispatcher thread that owns the worker and records finished runs."""
+    """Thread-safe job table + one lane (queue, dispatcher thread, worker) per device: one per
+    visible GPU and the CPU workers, or a Ray cluster's GPUs. Finished runs go to history."""
 
     def __init__(
         self,
         data_dir: str | Path | None = None,
         timeout_s: float | None = None,
         start: bool = True,
-        spare: bool = True,  # keep a warm spare worker (the CLI, one job, has no use for it)
+        spare: bool = True,  # keep a warm spare worker per lane (the CLI has no use for it)
+        lazy: bool = False,  # start a lane's worker with its first job, not at once (the CLI)
+        gpus: int | None = None,  # lanes for this many GPUs (None: count them)
+        cpu_workers: int | None = None,  # None: $RUNTIME_LAB_CPU_WORKERS, else 1
+        plans: list[LanePlan] | None = None,  # the lanes outright (tests)
+        ray_address: str | None = None,  # None: $RUNTIME_LAB_RAY_ADDRESS; "": this host only
     ):
         self.data_dir = config.data_dir(data_dir)
         self.timeout_s = timeout_s or config.job_timeout_s()
@@ -43,32 +52,59 @@ class JobManager:
             self.history, self.history_notice = None, str(exc)
         self._lock = threading.Condition()
         self._jobs: OrderedDict[str, Job] = OrderedDict()
-        self._queue: deque[str] = deque()
         self._cancel: set[str] = set()
-        self._pool = WorkerPool(self._worker_env(), spare=spare)
-        self.worker_state = "starting"
-        self.worker_error: str | None = None
-        self.restarts = 0
-        self.env: dict[str, Any] = {}
         self._stopped = False
-        self._thread = threading.Thread(
-            target=self._serve, name="runtime-lab-dispatch", daemon=True
-        )
+        self.devices_note: str | None = None
+        self.ray_address = devices.ray_address() if ray_address is None else ray_address
+        if plans is None and self.ray_address:
+            plans = self._cluster_plans(devices.cpu_workers(cpu_workers))
+        if plans is None:
+            if gpus is None:
+                gpus, self.devices_note = devices.count_gpus()
+            plans = devices.local_plan(gpus, devices.cpu_workers(cpu_workers))
+        self.lanes = [Lane(self, plan, self._pool(plan, spare), eager=not lazy) for plan in plans]
         if start:
-            self._thread.start()
+            for lane in self.lanes:
+                lane.thread.start()
         atexit.register(self.close)
 
+    def _cluster_plans(self, cpus: int) -> list[LanePlan]:
+        """A Ray cluster's GPUs, one lane each, plus this host's CPU workers (a CPU job needs
+        no cluster). RayUnavailable (from raypool) when ray is missing or out of reach."""
+        from runtime_lab import raypool  # only with the Ray backend: ray is optional
+
+        raypool.connect(self.ray_address)
+        return raypool.cluster_plan() + devices.local_plan(0, cpus)
+
+    def _pool(self, plan: LanePlan, spare: bool) -> Any:
+        env = {**self._worker_env(), **plan.env}
+        if plan.local:
+            return WorkerPool(env, spare=spare)
+        from runtime_lab.raypool import RayPool  # only with the Ray backend: ray is optional
+
+        return RayPool(plan, env, spare=spare)
+
     # ---- sessions' side -------------------------------------------------------------
-    def submit(self, spec: RunSpec) -> str:
-        """Queue a job, or join the queued/running one with the identical spec."""
+    def submit(self, spec: RunSpec, target: str | None = None) -> str:
+        """Queue a job on its device's lane (or the lane named by `target`), or join the
+        queued/running one with the identical spec and target."""
         with self._lock:
             for job in self._jobs.values():
-                if job.state in ACTIVE and job.spec == spec:
+                if job.state in ACTIVE and job.spec == spec and job.target == target:
                     self._jobs[job.id] = replace(job, joined=job.joined + 1)
                     return job.id
             job_id = uuid.uuid4().hex[:12]
-            self._jobs[job_id] = Job(id=job_id, spec=spec, submitted_at=time.time())
-            self._queue.append(job_id)
+            job = Job(id=job_id, spec=spec, submitted_at=time.time(), target=target)
+            self._jobs[job_id] = job
+            load = {lane.name: lane.load for lane in self.lanes}
+            try:
+                plan = devices.route(spec.device, [lane.plan for lane in self.lanes], load, target)
+            except RouteError as exc:
+                self._finish(job_id, state="refused", error=str(exc))
+                return job_id
+            lane = next(lane for lane in self.lanes if lane.plan is plan)
+            self._jobs[job_id] = replace(job, lane=lane.name)
+            lane.queue.append(job_id)
             self._lock.notify_all()
             return job_id
 
@@ -77,16 +113,17 @@ class JobManager:
             job = self._jobs.get(job_id)
             if job is None or job.state != "queued":
                 return job
-            return replace(job, position=self._queue.index(job_id) + 1)
+            lane = self._lane(job.lane)
+            return replace(job, position=lane.queue.index(job_id) + 1) if lane else job
 
     def cancel(self, job_id: str) -> bool:
-        """Cancel a queued job at once, or a running one by restarting the worker."""
+        """Cancel a queued job at once, or a running one by restarting its worker."""
         with self._lock:
             job = self._jobs.get(job_id)
             if job is None or job.finished:
                 return False
             if job.state == "queued":
-                self._queue.remove(job_id)
+                self._lane(job.lane).queue.remove(job_id)
                 self._finish(job_id, state="cancelled", error="cancelled before it ran")
             else:
                 self._cancel.add(job_id)
@@ -102,34 +139,79 @@ class JobManager:
                 self._lock.wait(0.2 if left is None else min(left, 0.2))
             return self._jobs[job_id]
 
+    @property
+    def env(self) -> dict[str, Any]:
+        """This server's environment as its workers report it: every GPU under its index."""
+        return devices.merged_env([(lane.plan, lane.env) for lane in self.lanes if lane.plan.local])
+
     def status(self) -> dict[str, Any]:
+        """The first lane's worker (a GPU's when there is one) at the top level, as before
+        the pool; every lane under `lanes`."""
         with self._lock:
-            running = [j for j in self._jobs.values() if j.state == "running"]
+            lanes = [lane.status() for lane in self.lanes]
+            first = lanes[0]
+            running = [lane["running"] for lane in lanes if lane["running"]]
             return {
-                "worker_state": self.worker_state,
-                "worker_pid": self._worker.pid if self._worker else None,
-                "worker_error": self.worker_error,
-                "restarts": self.restarts,
-                "replaced": self._pool.replaced,  # retired after a job turned a tool on
-                "spare_pid": self._pool.spare.pid if self._pool.spare else None,
-                "spare_starting": self._pool.starting_spare,
-                "queued": len(self._queue),
-                "running": running[0].spec.label if running else None,
+                **{k: first[k] for k in ("worker_state", "worker_pid", "worker_error")},
+                "restarts": sum(lane["restarts"] for lane in lanes),
+                "replaced": sum(lane["replaced"] for lane in lanes),  # retired after a tool
+                "spare_pid": first["spare_pid"],
+                "spare_starting": first["spare_starting"],
+                "queued": sum(lane["queued"] for lane in lanes),
+                "running": running[0] if running else None,
                 "timeout_s": self.timeout_s,
+                "lanes": lanes,
+                "devices_note": self.devices_note,
             }
+
+    @property
+    def restarts(self) -> int:
+        return sum(lane.restarts for lane in self.lanes)
+
+    @property
+    def worker_state(self) -> str:
+        return self.lanes[0].state
 
     def close(self) -> None:
         with self._lock:
             self._stopped = True
             self._lock.notify_all()
-        self._pool.close()
+        for lane in self.lanes:
+            lane.pool.close()
+        for lane in self.lanes:
+            if lane.thread.is_alive() and lane.thread is not threading.current_thread():
+                lane.thread.join(CLOSE_JOIN_S)
+        if self.ray_address == "local":  # the Ray instance this server started for itself
+            from runtime_lab import raypool
+
+            raypool.shutdown()
 
     @property
     def _worker(self) -> WorkerProcess | None:
-        """The worker that runs the next job (None between a crash and its replacement)."""
-        return self._pool.current
+        """The first lane's worker for the next job (None between a crash and its restart)."""
+        return self.lanes[0].pool.current
 
-    # ---- dispatcher thread ----------------------------------------------------------
+    # ---- the lanes' side --------------------------------------------------------------
+    def _lane(self, name: str | None) -> Lane | None:
+        return next((lane for lane in self.lanes if lane.name == name), None)
+
+    def _all_idle(self) -> bool:
+        return all(lane.running is None for lane in self.lanes)
+
+    def _spare_starting(self) -> bool:
+        return any(lane.pool.starting_spare for lane in self.lanes)
+
+    def _take_cancel(self, job_id: str) -> bool:
+        with self._lock:
+            if job_id in self._cancel:
+                self._cancel.discard(job_id)
+                return True
+            return False
+
+    def _changed(self) -> None:
+        with self._lock:
+            self._lock.notify_all()
+
     def _update(self, job_id: str, **changes: Any) -> None:
         with self._lock:
             self._jobs[job_id] = replace(self._jobs[job_id], **changes)
@@ -144,18 +226,29 @@ class JobManager:
             for old in finished[: max(0, len(finished) - KEEP_FINISHED)]:
                 del self._jobs[old]
 
-    def _ensure_worker(self) -> WorkerProcess | None:
-        if self._worker is not None and self._worker.alive():
-            return self._worker
-        self.worker_state = "starting"
-        try:
-            worker = self._pool.ensure()  # the warm spare when there is one
-        except (WorkerDied, OSError) as exc:
-            self.worker_state, self.worker_error = "failed to start", str(exc)
-            return None
-        self.env, self.worker_error = worker.env, None
-        self.worker_state = "idle"
-        return worker
+    def _settle(self, job_id: str, lane: Lane, outcome: dict[str, Any]) -> None:
+        """A lane's job ended: note the jobs of other lanes it ran alongside (they share the
+        host's cores), store it, then mark it finished and the lane free."""
+        outcome["worker"] = {**outcome.get("worker", {}), "alongside": self._alongside(job_id)}
+        recorded = self._record(job_id, outcome)
+        with self._lock:
+            lane.running = None
+            self._finish(job_id, **outcome, **recorded)
+
+    def _alongside(self, job_id: str) -> list[dict[str, Any]]:
+        """Other lanes' jobs whose run overlapped this one's (by the dispatchers' clocks)."""
+        with self._lock:
+            me = self._jobs[job_id]
+            start, end = me.started_at or 0.0, time.time()
+            return [
+                {"job_id": j.id, "lane": j.lane, "label": j.spec.label}
+                for j in self._jobs.values()
+                if j.id != job_id
+                and j.lane != me.lane
+                and j.started_at is not None
+                and j.started_at < end
+                and (j.finished_at is None or j.finished_at > start)
+            ]
 
     def _worker_env(self) -> dict[str, str]:
         # compile caches live in the data directory so a warm cache survives restarts
@@ -164,89 +257,6 @@ class JobManager:
             "TORCHINDUCTOR_CACHE_DIR": str(self.data_dir / "inductor-cache"),
             "TRITON_CACHE_DIR": str(self.data_dir / "triton-cache"),
         }
-
-    def _serve(self) -> None:
-        self._ensure_worker()
-        while True:
-            if not self._queue and not self._stopped:
-                # only now, between jobs: its start-up would compete with a job's timing. A job
-                # queued meanwhile waits for it (at most one start, and only after a replacement)
-                self._pool.start_spare()
-            with self._lock:
-                while not self._queue and not self._stopped:
-                    self._lock.wait()
-                if self._stopped:
-                    return
-                job_id = self._queue.popleft()
-                self._jobs[job_id] = replace(
-                    self._jobs[job_id], state="running", started_at=time.time(), stage="starting"
-                )
-            outcome = self._run(job_id)
-            self._finish(job_id, **outcome, **self._record(job_id, outcome))
-            disturbed = (outcome.get("worker") or {}).get("disturbed_by")
-            if disturbed and self._worker is not None and not self._stopped:
-                self._pool.retire(disturbed)  # the next job must not time in this process
-            if self._worker is None and not self._stopped:
-                self._ensure_worker()  # the spare or a restart now, so the next job finds it ready
-
-    def _run(self, job_id: str) -> dict[str, Any]:
-        """Send the job to the worker and wait for its outcome; returns the final fields."""
-        worker = self._ensure_worker()
-        if worker is None:
-            return {"state": "failed", "error": f"the worker could not start: {self.worker_error}"}
-        self.worker_state = "busy"
-        record = self._pool.sent()
-        self._update(job_id, env=worker.env, worker=record)
-        try:
-            worker.send({"op": "run", "job_id": job_id, "spec": self._jobs[job_id].spec.to_dict()})
-            outcome = self._pump(job_id, worker)
-        except WorkerDied as exc:
-            outcome = self._drop_worker(
-                "failed", f"{exc} while running this job; the worker was restarted"
-            )
-        finally:
-            if self.worker_state == "busy":
-                self.worker_state = "idle"
-        disturbed = outcome.pop("disturbed", None) or []
-        return {**outcome, "worker": {**record, "disturbed_by": disturbed}}
-
-    def _pump(self, job_id: str, worker: WorkerProcess) -> dict[str, Any]:
-        deadline = time.monotonic() + self.timeout_s
-        while True:
-            if job_id in self._cancel:
-                self._cancel.discard(job_id)
-                return self._drop_worker(
-                    "cancelled", "cancelled while running; the worker was restarted"
-                )
-            if time.monotonic() > deadline:
-                error = f"timed out after {self.timeout_s:g} s; the worker was killed and restarted"
-                return self._drop_worker("failed", error)
-            message = worker.receive(0.1)
-            if message is None:
-                continue
-            if message.get("op") == "progress":
-                self._update(
-                    job_id, stage=message["stage"], done=message["done"], total=message["total"]
-                )
-            elif message.get("op") == "result":
-                return {
-                    "state": message["status"],
-                    "result": message.get("result"),
-                    "error": message.get("error"),
-                    "device": message.get("device"),
-                    "stage": "",
-                    "worker_started": message.get("started_mono"),
-                    "worker_finished": message.get("finished_mono"),
-                    "memory_after": message.get("memory_after"),
-                    "process_probe": message.get("process_probe"),
-                    "disturbed": message.get("disturbed") or [],
-                }
-
-    def _drop_worker(self, state: str, error: str) -> dict[str, Any]:
-        self._pool.drop()
-        self.worker_state = "restarting"
-        self.restarts += 1
-        return {"state": state, "error": error, "stage": ""}
 
     def _record(self, job_id: str, outcome: dict[str, Any]) -> dict[str, Any]:
         """Store the finished run before anyone sees it finished. Refused jobs never ran."""
@@ -261,6 +271,7 @@ class JobManager:
             "label": job.spec.label,
             "spec": job.spec.to_dict(),
             "env": job.env or self.env,
+            # node, host, lane and GPU of the worker that ran it are in env and worker
             "result": outcome.get("result"),
             "error": outcome.get("error"),
             "created_at": job.submitted_at,

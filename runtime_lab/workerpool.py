@@ -52,6 +52,15 @@ class WorkerPool:
         self.jobs_run = 0
         return self.current
 
+    def wants_spare(self) -> bool:
+        """Whether start_spare() would start one (a lane asks before it gives up its lock)."""
+        return (
+            self.use_spare
+            and not self.closed
+            and not self.starting_spare
+            and (self.spare is None or not self.spare.alive())
+        )
+
     def start_spare(self) -> None:
         """Start the spare now, blocking; the dispatcher calls it only with an empty queue."""
         if not self.use_spare or self.closed or (self.spare is not None and self.spare.alive()):

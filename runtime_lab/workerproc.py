@@ -48,6 +48,11 @@ class WorkerProcess:
         self.pid: int | None = None
         self.baseline_probe: dict[str, Any] | None = None  # its process probe at start-up
         self.ready_mono: float | None = None  # when its hello came (time.monotonic())
+        # the dispatcher and close() (another thread) may both kill one worker: the
+        # `conn, self.conn = self.conn, None` swap is two bytecodes, and two threads closing
+        # one descriptor can close a number already reused by another pipe
+        self._kill_lock = threading.Lock()
+        self._killed = False
 
     def start(self, timeout_s: float = START_TIMEOUT_S) -> None:
         key = secrets.token_bytes(32)
@@ -63,9 +68,14 @@ class WorkerProcess:
         )
         self.pid = self.proc.pid
         try:
-            self.conn = self._accept(listener, timeout_s)
+            conn = self._accept(listener, timeout_s)
         finally:
             listener.close()
+        with self._kill_lock:
+            if self._killed:  # killed from another thread while it connected: close it here
+                conn.close()
+                raise WorkerDied("the worker was stopped while it started")
+            self.conn = conn
         hello = self.receive(timeout_s)
         if not hello or hello.get("op") != "hello":
             self.kill()
@@ -124,15 +134,17 @@ class WorkerProcess:
         return self.proc is not None and self.proc.poll() is None
 
     def kill(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-        conn, self.conn = self.conn, None
-        # its descriptor may be gone already (EBADF seen when a manager closed while its spare
-        # was starting): the worker is dead either way, and closing must not fail
-        with contextlib.suppress(OSError):
-            if conn is not None:
-                conn.close()
+        with self._kill_lock:
+            self._killed = True
+            if self.proc and self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+            conn, self.conn = self.conn, None
+            # its descriptor may be gone already (EBADF seen when a manager closed while its
+            # spare was starting): the worker is dead either way, and closing must not fail
+            with contextlib.suppress(OSError):
+                if conn is not None:
+                    conn.close()
 
     def stop(self) -> None:
         """Ask politely, then kill."""

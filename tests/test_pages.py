@@ -27,13 +27,16 @@ def test_overview_and_sidebar(app):
     assert app.title[0].value == "Runtime Lab"
     assert ui.manager().wait  # the manager is a per-server singleton shared with the test
     deadline = time.monotonic() + 120
-    while not ui.manager().env and time.monotonic() < deadline:
+    idle = lambda: all(x["worker_state"] == "idle" for x in ui.manager().status()["lanes"])  # noqa: E731
+    while not (ui.manager().env and idle()) and time.monotonic() < deadline:
         time.sleep(0.2)
     # AppTest drops st.navigation apps' sidebar on reruns (a real browser keeps it): fresh run
     fresh = AppTest.from_file(APP, default_timeout=60)
     fresh.run()
     sidebar = [m.value for m in fresh.sidebar.markdown]
-    assert any(f"Worker:** {WORKER_DOTS['idle']} idle" in m for m in sidebar), sidebar
+    workers = [m for m in sidebar if m.startswith("**Worker")]  # one line per device's worker
+    assert len(workers) == len(ui.manager().lanes), sidebar
+    assert all(f"{WORKER_DOTS['idle']} idle (pid " in m for m in workers), sidebar
     gpus = ui.manager().env["gpus"]
     expected = gpus[0]["name"] if gpus else "CPU only"
     assert any(expected in m for m in sidebar)

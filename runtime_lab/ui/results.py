@@ -15,6 +15,7 @@ from runtime_lab.history import HistoryError
 from runtime_lab.jobs import JobManager
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.spec import RunSpec, SpecError
+from runtime_lab.ui.targets import EACH_TYPE, batch_panel, choose_target, each_type_targets
 
 POLL_S = 0.5
 # Material icons ship with Streamlit: emoji need a font headless Chromium often lacks
@@ -37,10 +38,21 @@ CHART_LABELS = tuple(f[0] for f in CHART_FILES)
 
 def run_panel(jobs: JobManager, experiment: str, spec) -> None:
     """Submit (if asked), poll the session's job without blocking, and draw it when finished."""
-    key = f"job:{experiment}"
-    if spec is not None:
-        st.session_state[key] = jobs.submit(spec)
+    key, batch = f"job:{experiment}", f"batch:{experiment}"
+    lanes = jobs.status()["lanes"]
+    target = choose_target(lanes, experiment)
+    if spec is not None and target == EACH_TYPE:
+        st.session_state[batch] = [
+            jobs.submit(spec, target=name) for name in each_type_targets(lanes)
+        ]
+        st.session_state.pop(key, None)
+    elif spec is not None:
+        st.session_state[key] = jobs.submit(spec, target=target)
         st.session_state[f"estimate:{st.session_state[key]}"] = _expected(jobs, spec)
+        st.session_state.pop(batch, None)
+    if st.session_state.get(batch):
+        batch_panel(jobs, experiment, st.session_state[batch])
+        return
     job_id = st.session_state.get(key)
     job = jobs.get(job_id) if job_id else None
     if job is None:
@@ -79,7 +91,10 @@ def _poll(jobs: JobManager, job_id: str) -> None:
         label = f"{STATE_ICONS[job.state]} {job.spec.label}: {job.state}"
         with st.status(label, expanded=True, state="running"):
             if job.state == "queued":
-                st.write(f"Position {job.position} in the queue (one job uses the GPU at a time).")
+                st.write(
+                    f"Position {job.position} in the queue of `{job.lane}` "
+                    "(one job per device at a time; other devices run side by side)."
+                )
             else:
                 st.write(job.stage or "starting")
                 if job.started_at:

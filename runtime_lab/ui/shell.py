@@ -24,8 +24,16 @@ WORKER_DOWN = ":red[:material/error:]"  # failed to start, or any state not list
 
 @st.cache_resource(show_spinner="Starting the GPU worker…", on_release=lambda m: m.close())
 def manager() -> JobManager:
-    """One job manager (and so one worker process) per server, shared by every session."""
-    return JobManager()
+    """One job manager (and so one worker per device) per server, shared by every session.
+    A Ray cluster that can't be used is said in the sidebar; this host's own workers run."""
+    try:
+        return JobManager()
+    except Exception as exc:  # RayUnavailable (ray is optional, so not imported here)
+        if type(exc).__name__ != "RayUnavailable":
+            raise
+        jobs = JobManager(ray_address="")
+        jobs.devices_note = f"{exc}; running on this host's workers only"
+        return jobs
 
 
 def check_data_dir() -> None:
@@ -76,20 +84,16 @@ def sidebar(jobs: JobManager) -> None:
     with st.sidebar:
         gpus = env.get("gpus") or []
         if gpus:
-            st.markdown(f"**Device:** {gpus[0]['name']} ×{len(gpus)}")
+            names = sorted({gpu["name"] for gpu in gpus})
+            st.markdown(f"**Device:** {', '.join(names)} ×{len(gpus)}")
         elif env:
             st.markdown("**Device:** CPU only. Streams, events and CUDA graphs need a GPU.")
         else:
             st.markdown("**Device:** waiting for the worker…")
-        icon = WORKER_DOTS.get(status["worker_state"], WORKER_DOWN)
-        st.markdown(
-            f"**Worker:** {icon} {status['worker_state']} (pid {status['worker_pid'] or '—'}) · "
-            f"queue {status['queued']} · restarts {status['restarts']}"
-        )
-        if status["running"]:
-            st.caption(f"running: {status['running']}")
-        if status["worker_error"]:
-            st.error(status["worker_error"])
+        if status["devices_note"]:
+            st.warning(plain(status["devices_note"]))
+        for lane in status["lanes"]:
+            _lane_line(lane, several=len(status["lanes"]) > 1)
         if jobs.history_notice:
             st.warning(jobs.history_notice)
         for key, gbps in config.load_ceilings(jobs.data_dir).items():
@@ -97,3 +101,21 @@ def sidebar(jobs: JobManager) -> None:
         if env:
             with st.expander("Environment"):
                 st.dataframe(frames.environment_frame(env), hide_index=True)
+
+
+def _lane_line(lane: dict[str, Any], several: bool) -> None:
+    """One worker: its device, state, pid, queue and restarts; what it runs; why it is down."""
+    icon = WORKER_DOTS.get(lane["worker_state"], WORKER_DOWN)
+    where = ""
+    if several:
+        kind = lane["device_type"] if lane["device_type"] not in ("", "cpu") else ""
+        host = f" on {lane['host']}" if lane["node"] and lane["host"] else ""
+        where = f" `{lane['lane']}`{f' · {kind}' if kind else ''}{host}"
+    st.markdown(
+        f"**Worker:**{where} {icon} {lane['worker_state']} (pid {lane['worker_pid'] or '—'}) · "
+        f"queue {lane['queued']} · restarts {lane['restarts']}"
+    )
+    if lane["running"]:
+        st.caption(f"running: {lane['running']}")
+    if lane["worker_error"]:
+        st.error(lane["worker_error"])
