@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime_lab.env import gpu_likely
+from runtime_lab.env import THREADS_ENV, THREADS_SOURCE_ENV, gpu_likely, physical_cores
 
 CPU_WORKERS_ENV = "RUNTIME_LAB_CPU_WORKERS"
 RAY_ADDRESS_ENV = "RUNTIME_LAB_RAY_ADDRESS"
@@ -90,14 +90,22 @@ def local_plan(gpus: int, cpus: int = 1) -> list[LanePlan]:
         LanePlan(name=f"cuda:{i}", kind="gpu", index=i, env={"CUDA_VISIBLE_DEVICES": _pin(i)})
         for i in range(gpus)
     ]
+    cpu_env = {"CUDA_VISIBLE_DEVICES": "", **_cpu_threads(gpus, cpus)}
     for i in range(cpus):
         name = "cpu" if i == 0 else f"cpu-{i + 1}"
-        lanes.append(
-            LanePlan(
-                name=name, kind="cpu", index=i, device_type="cpu", env={"CUDA_VISIBLE_DEVICES": ""}
-            )
-        )
+        lanes.append(LanePlan(name=name, kind="cpu", index=i, device_type="cpu", env=cpu_env))
     return lanes
+
+
+def _cpu_threads(gpus: int, cpus: int) -> dict[str, str]:
+    """Intra-op threads for each CPU worker when it shares the host with others: a core left
+    for every GPU worker (its launches are host-bound at small shapes) and the cores split
+    between CPU workers. Nothing when alone, or when $RUNTIME_LAB_TORCH_THREADS says."""
+    if (gpus == 0 and cpus == 1) or os.environ.get(THREADS_ENV, "").strip():
+        return {}
+    threads = max(1, (physical_cores() - 1 - gpus) // cpus)
+    why = f"physical cores - 1 - {gpus} GPU worker(s), split over {cpus} CPU worker(s)"
+    return {THREADS_ENV: str(threads), THREADS_SOURCE_ENV: why}
 
 
 def _least_busy(lanes: list[LanePlan], load: dict[str, int]) -> LanePlan:

@@ -13,6 +13,7 @@ from typing import Any
 import psutil
 
 THREADS_ENV = "RUNTIME_LAB_TORCH_THREADS"
+THREADS_SOURCE_ENV = "RUNTIME_LAB_TORCH_THREADS_SOURCE"
 
 
 def gpu_likely() -> bool:
@@ -21,17 +22,23 @@ def gpu_likely() -> bool:
     return shutil.which("nvidia-smi") is not None or os.path.exists("/dev/nvidiactl")
 
 
-def choose_torch_threads() -> tuple[int, str]:
-    """Intra-op threads for the worker, and why: $RUNTIME_LAB_TORCH_THREADS, else one physical
-    core fewer than the worker may use, left to the server and the browser on the same host
-    (with every core busy, CPU timings would fight them and swing)."""
-    raw = os.environ.get(THREADS_ENV, "").strip()
-    if raw.isdigit() and int(raw) > 0:
-        return int(raw), THREADS_ENV
+def physical_cores() -> int:
+    """Physical cores this process may run on (its affinity mask, where the OS has one)."""
     physical = psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
     with contextlib.suppress(AttributeError, OSError):  # no affinity API on macOS
         physical = min(physical, len(os.sched_getaffinity(0)))
-    return max(1, physical - 1), "physical cores - 1"
+    return physical
+
+
+def choose_torch_threads() -> tuple[int, str]:
+    """Intra-op threads for the worker, and why: $RUNTIME_LAB_TORCH_THREADS (with the pool's
+    reason in $RUNTIME_LAB_TORCH_THREADS_SOURCE when the pool set it), else one physical core
+    fewer than the worker may use, left to the server and the browser on the same host (with
+    every core busy, CPU timings would fight them and swing)."""
+    raw = os.environ.get(THREADS_ENV, "").strip()
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw), os.environ.get(THREADS_SOURCE_ENV) or THREADS_ENV
+    return max(1, physical_cores() - 1), "physical cores - 1"
 
 
 def _version(package: str) -> str | None:

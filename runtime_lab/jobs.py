@@ -236,15 +236,18 @@ class JobManager:
             self._finish(job_id, **outcome, **recorded)
 
     def _alongside(self, job_id: str) -> list[dict[str, Any]]:
-        """Other lanes' jobs whose run overlapped this one's (by the dispatchers' clocks)."""
+        """Jobs of other lanes on the same host whose run overlapped this one's (by the
+        dispatchers' clocks): they shared its cores. Another node's jobs shared nothing."""
         with self._lock:
             me = self._jobs[job_id]
+            node = {lane.name: lane.plan.node for lane in self.lanes}
             start, end = me.started_at or 0.0, time.time()
             return [
                 {"job_id": j.id, "lane": j.lane, "label": j.spec.label}
                 for j in self._jobs.values()
                 if j.id != job_id
                 and j.lane != me.lane
+                and node.get(j.lane) == node.get(me.lane)
                 and j.started_at is not None
                 and j.started_at < end
                 and (j.finished_at is None or j.finished_at > start)

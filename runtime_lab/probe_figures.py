@@ -78,6 +78,15 @@ def warnings(run: dict[str, Any]) -> list[str]:
             f"{len(contended)} timed phase(s) ({labels}): host-side figures may be inflated "
             f"(flagged above {CONTENDED_OTHERS_PCT:.0f} %)"
         )
+    alongside = (run.get("worker") or {}).get("alongside") or []
+    if alongside:
+        others = "; ".join(f"{a.get('lane')}: {a.get('label')}" for a in alongside[:3])
+        more = f" and {len(alongside) - 3} more" if len(alongside) > 3 else ""
+        found.append(
+            f"ran alongside {len(alongside)} job(s) on other workers of this host ({others}"
+            f"{more}): they shared its cores, so host-side figures may be inflated; "
+            "device-side (CUDA-event) figures are the ones to compare, or run it alone"
+        )
     return found
 
 

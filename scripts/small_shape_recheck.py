@@ -4,6 +4,9 @@
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runtime_lab.fusion.figures import mode_figures
 from runtime_lab.jobs import JobManager

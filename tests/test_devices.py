@@ -4,6 +4,7 @@ import pytest
 
 from runtime_lab import devices
 from runtime_lab.devices import LanePlan, RouteError
+from runtime_lab.env import THREADS_ENV, choose_torch_threads
 
 
 def test_local_plan_pins_each_gpu_and_hides_cuda_from_cpu_workers(monkeypatch):
@@ -103,3 +104,23 @@ def test_no_driver_means_no_gpu_count_and_no_child(monkeypatch):
     monkeypatch.setattr(devices, "gpu_likely", lambda: False)
     monkeypatch.setattr(devices.subprocess, "run", lambda *a, **k: pytest.fail("ran a child"))
     assert devices.count_gpus() == (0, None)
+
+
+def test_a_cpu_worker_beside_gpu_workers_leaves_a_core_for_each(monkeypatch):
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    monkeypatch.setattr(devices, "physical_cores", lambda: 16)
+    cpu = devices.local_plan(gpus=2, cpus=1)[-1]
+    assert cpu.env[THREADS_ENV] == "13"  # 16 - 1 (server and browser) - 2 GPU workers
+    assert "2 GPU worker(s)" in cpu.env[devices.THREADS_SOURCE_ENV]
+    assert {lane.env[THREADS_ENV] for lane in devices.local_plan(gpus=0, cpus=3)} == {"5"}
+    assert THREADS_ENV not in devices.local_plan(gpus=0, cpus=1)[0].env  # alone: its own choice
+    monkeypatch.setenv(THREADS_ENV, "4")  # the user's setting wins
+    assert THREADS_ENV not in devices.local_plan(gpus=2, cpus=1)[-1].env
+
+
+def test_the_pools_thread_choice_is_said_as_its_reason(monkeypatch):
+    monkeypatch.setenv(THREADS_ENV, "13")
+    monkeypatch.setenv(devices.THREADS_SOURCE_ENV, "physical cores - 1 - 2 GPU worker(s)")
+    assert choose_torch_threads() == (13, "physical cores - 1 - 2 GPU worker(s)")
+    monkeypatch.delenv(devices.THREADS_SOURCE_ENV)
+    assert choose_torch_threads() == (13, THREADS_ENV)

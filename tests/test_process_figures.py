@@ -213,3 +213,13 @@ def test_tooling_never_imports_the_sanitizer_and_notices_a_job_that_did():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["[] False", "['cuda-sanitizer']"]
+
+
+def test_a_run_alongside_other_workers_jobs_is_warned_of_by_name():
+    alongside = [{"job_id": "x", "lane": "cpu", "label": "fusion 512x512 float32 cpu"}]
+    run = _selftest_run(worker={"pid": 1, "alongside": alongside})
+    [warning] = registry.build_report(run).warnings
+    assert warning.startswith("ran alongside 1 job(s) on other workers of this host (cpu: fusion")
+    assert "host-side figures may be inflated" in warning
+    alone = _selftest_run(worker={"pid": 1, "alongside": []})
+    assert registry.build_report(alone).warnings == ()
