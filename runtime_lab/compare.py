@@ -95,12 +95,24 @@ ENV_FIELDS: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
     ("python", lambda e: e.get("python")),
     ("host", lambda e: e.get("hostname")),
     ("CPU", lambda e: e.get("host_cpu")),
+    ("torch threads", lambda e: e.get("torch_threads")),
+    ("worker", lambda e: e.get("lane")),  # the pool's lane: cuda:1, cpu, ray:host/gpu:0
 )
+
+
+def _alongside(run: dict[str, Any]) -> str | None:
+    """Whether the run shared its host with another worker's job (None: stored before)."""
+    worker = run.get("worker") or {}
+    if "alongside" not in worker:
+        return None
+    count = len(worker["alongside"])
+    return f"{count} other worker's job(s)" if count else "alone"
 
 
 def _fields(run: dict[str, Any]) -> list[tuple[str, str, str]]:
     env = run.get("env") or {}
     rows = [("environment", name, read(env)) for name, read in ENV_FIELDS]
+    rows.append(("environment", "ran alongside", _alongside(run)))
     spec = frames.spec_frame(run["spec"])
     rows += [("spec", f, v) for f, v in zip(spec["field"], spec["value"], strict=True)]
     return [(s, f, "—" if v is None else str(v)) for s, f, v in rows]
