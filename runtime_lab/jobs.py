@@ -55,6 +55,7 @@ class JobManager:
         self._cancel: set[str] = set()
         self._stopped = False
         self.devices_note: str | None = None
+        self._env_override: dict[str, Any] | None = None
         self.ray_address = devices.ray_address() if ray_address is None else ray_address
         if plans is None and self.ray_address:
             plans = self._cluster_plans(devices.cpu_workers(cpu_workers))
@@ -142,7 +143,14 @@ class JobManager:
     @property
     def env(self) -> dict[str, Any]:
         """This server's environment as its workers report it: every GPU under its index."""
+        if self._env_override is not None:
+            return self._env_override
         return devices.merged_env([(lane.plan, lane.env) for lane in self.lanes if lane.plan.local])
+
+    @env.setter
+    def env(self, value: dict[str, Any] | None) -> None:
+        """What the pages are told the machine is (tests: a GPU without bf16); None: the real."""
+        self._env_override = value
 
     def status(self) -> dict[str, Any]:
         """The first lane's worker (a GPU's when there is one) at the top level, as before

@@ -185,7 +185,7 @@ def test_bf16_on_a_gpu_without_it_is_refused_in_the_form(lab):
         )
         assert not lab.history.list() or all(r["device"] != "cuda:0" for r in lab.history.list())
     finally:
-        lab.env = real
+        lab.env = None  # the workers' own again
 
 
 @pytest.mark.slow
