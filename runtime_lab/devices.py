@@ -125,19 +125,18 @@ def route(
                 return lane
         names = ", ".join(lane.name for lane in lanes)
         raise RouteError(f"worker {target!r} is not one of this server's: {names}")
-    gpus = [lane for lane in lanes if lane.kind == "gpu" and lane.local]
+    gpus = [lane for lane in lanes if lane.kind == "gpu"]  # this host's, or the cluster's
     cpus = [lane for lane in lanes if lane.kind == "cpu"] or lanes
     if device.startswith("cuda:") and gpus:
         index = int(device.split(":")[1])
         if index >= len(gpus):
-            allowed = ", ".join(lane.name for lane in gpus)
+            allowed = ", ".join(f"cuda:{i}" for i in range(len(gpus)))
             raise RouteError(
                 f"device {device!r}: this machine has {len(gpus)} GPU(s); allowed: {allowed}"
             )
         return gpus[index]
-    remote = [lane for lane in lanes if lane.kind == "gpu"]
-    if device in ("auto", "cuda") and (gpus or remote):
-        return _least_busy(gpus or remote, load)
+    if device in ("auto", "cuda") and gpus:
+        return _least_busy(gpus, load)
     # cpu, or a GPU device with no GPU here: the CPU worker refuses the latter with its message
     return _least_busy(cpus, load)
 
@@ -157,19 +156,21 @@ def recorded_device(device: str | None, lane: LanePlan) -> str | None:
 
 
 def merged_env(envs: list[tuple[LanePlan, dict[str, Any]]]) -> dict[str, Any]:
-    """The server's environment from its workers': the first GPU worker's (else the first's),
-    with every GPU worker's GPU listed under the index this server gives it."""
+    """The server's environment from its workers': this host's first GPU worker's (else its
+    first worker's), with every GPU worker's GPU, this host's or the cluster's, listed under
+    the index `cuda:N` routes by (its place among the GPU lanes)."""
     ready = [(lane, env) for lane, env in envs if env]
-    if not ready:
-        return {}
-    gpu_envs = [(lane, env) for lane, env in ready if lane.kind == "gpu" and lane.local]
-    if not gpu_envs and any(lane.kind == "gpu" and lane.local for lane, _ in envs):
+    gpu_lanes = [lane for lane, _ in envs if lane.kind == "gpu"]
+    gpu_envs = [(lane, env) for lane, env in ready if lane.kind == "gpu"]
+    if not ready or (gpu_lanes and not gpu_envs):
         return {}  # the GPU workers are still starting: don't call this host CPU-only yet
-    base = dict((gpu_envs or ready)[0][1])
+    local = [(lane, env) for lane, env in ready if lane.local]
+    first = [pair for pair in local if pair[0].kind == "gpu"] or local or ready
+    base = dict(first[0][1])
     gpus = []
     for lane, env in gpu_envs:
         for gpu in env.get("gpus") or []:
-            gpus.append({**gpu, "index": lane.index, "lane": lane.name})
+            gpus.append({**gpu, "index": gpu_lanes.index(lane), "lane": lane.name})
     base["gpus"] = gpus
     base.pop("lane", None)
     return base

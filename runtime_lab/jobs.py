@@ -145,7 +145,7 @@ class JobManager:
         """This server's environment as its workers report it: every GPU under its index."""
         if self._env_override is not None:
             return self._env_override
-        return devices.merged_env([(lane.plan, lane.env) for lane in self.lanes if lane.plan.local])
+        return devices.merged_env([(lane.plan, lane.env) for lane in self.lanes])
 
     @env.setter
     def env(self, value: dict[str, Any] | None) -> None:

@@ -124,3 +124,19 @@ def test_the_pools_thread_choice_is_said_as_its_reason(monkeypatch):
     assert choose_torch_threads() == (13, "physical cores - 1 - 2 GPU worker(s)")
     monkeypatch.delenv(devices.THREADS_SOURCE_ENV)
     assert choose_torch_threads() == (13, THREADS_ENV)
+
+
+def test_a_clusters_gpus_are_the_servers_cuda_n_and_are_listed_in_its_env():
+    remote = [
+        LanePlan(name=f"ray:h{i}/gpu:0", kind="gpu", device_type="H200", node=f"n{i}", host=f"h{i}")
+        for i in (1, 2)
+    ]
+    lanes = [*remote, *devices.local_plan(0, 1)]
+    assert devices.route("cuda:1", lanes, {}).name == "ray:h2/gpu:0"
+    cpu_env = {"gpus": [], "hostname": "server"}
+    gpu = {"name": "NVIDIA H200", "index": 0}
+    envs = [(remote[0], {"gpus": [gpu], "hostname": "h1"}), (remote[1], {}), (lanes[2], cpu_env)]
+    merged = devices.merged_env(envs)
+    assert merged["hostname"] == "server"  # the server's own host, not a node's
+    assert merged["gpus"] == [{**gpu, "index": 0, "lane": "ray:h1/gpu:0"}]
+    assert devices.merged_env([(remote[0], {}), (lanes[2], cpu_env)]) == {}  # GPUs still starting
