@@ -42,11 +42,13 @@ def run_each_type(page, url: str, out: Path) -> None:
     while sidebar.inner_text().count(" idle ") < 3 and time.monotonic() < deadline:
         page.wait_for_timeout(2000)
         page.reload()
-    print("sidebar:", " | ".join(sidebar.inner_text().splitlines()[:8]))
+    lines = [x for x in sidebar.inner_text().splitlines() if "Worker" in x or "Device" in x]
+    print("sidebar:", " | ".join(lines))
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Streams & events").click()
     expect(page.get_by_role("heading", name="Streams & events", level=1)).to_be_visible()
     screens.settle(page)
-    page.get_by_label("Run on").click()  # open the list: the page's choices, shown
+    box = page.get_by_test_id("stSelectbox").filter(has_text="Run on")
+    box.locator("input").click()  # open the list: the page's choices, shown
     page.wait_for_timeout(800)
     page.screenshot(path=str(out / "cluster-run-on.png"))
     print("choices:", page.get_by_role("option").all_inner_texts())
