@@ -15,7 +15,7 @@ from runtime_lab.history import HistoryError
 from runtime_lab.jobs import JobManager
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.spec import RunSpec, SpecError
-from runtime_lab.ui.targets import EACH_TYPE, batch_panel, choose_target, each_type_targets
+from runtime_lab.ui.targets import EACH_TYPE, batch_panel, each_type_targets
 
 POLL_S = 0.5
 # Material icons ship with Streamlit: emoji need a font headless Chromium often lacks
@@ -36,11 +36,11 @@ CHART_FILES = (
 CHART_LABELS = tuple(f[0] for f in CHART_FILES)
 
 
-def run_panel(jobs: JobManager, experiment: str, spec) -> None:
-    """Submit (if asked), poll the session's job without blocking, and draw it when finished."""
+def run_panel(jobs: JobManager, experiment: str, spec, target: str | None = None) -> None:
+    """Submit (if asked) to `target` (see ui.targets.choose_target), poll the session's job
+    without blocking, and draw it when finished."""
     key, batch = f"job:{experiment}", f"batch:{experiment}"
     lanes = jobs.status()["lanes"]
-    target = choose_target(lanes, experiment)
     if spec is not None and target == EACH_TYPE:
         st.session_state[batch] = [
             jobs.submit(spec, target=name) for name in each_type_targets(lanes)

@@ -11,6 +11,7 @@ from runtime_lab.jobs import JobManager
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.ui.form import plain, spec_form
 from runtime_lab.ui.results import history_call, run_panel
+from runtime_lab.ui.targets import choose_target
 
 # coloured Material icons, not emoji dots: those need a font headless Chromium often lacks
 WORKER_DOTS = {
@@ -74,8 +75,10 @@ def experiment_page(experiment: str) -> None:
     if info.cpu_note and jobs.env and not jobs.env.get("gpus"):
         st.info(info.cpu_note)
     past = history_call(jobs.history.durations, experiment) if jobs.history else None
+    # before the form, so it is set before Run is pressed (offered only when the pool has a choice)
+    target = choose_target(jobs.status()["lanes"], experiment)
     spec = spec_form(experiment, jobs.env, past)
-    run_panel(jobs, experiment, spec)
+    run_panel(jobs, experiment, spec, target)
 
 
 def sidebar(jobs: JobManager) -> None:
