@@ -101,10 +101,13 @@ class Lane:
                     and self.pool.wants_spare()
                 ):
                     self.spare_due = False
+                    # said before the lock goes: another lane must not start a job meanwhile
+                    self.pool.starting_spare = True
                     lock.release()
                     try:
                         self.pool.start_spare()
                     finally:
+                        self.pool.starting_spare = False  # also when it returned at once
                         lock.acquire()
                         lock.notify_all()
                     continue
