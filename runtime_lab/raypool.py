@@ -17,6 +17,7 @@ from runtime_lab.rayactor import (
     _running,
     _summary,
 )
+from runtime_lab.workerpool import worker_record
 from runtime_lab.workerproc import WorkerDied
 
 __all__ = ["RayPool", "RayUnavailable", "RayWorker", "cluster_plan", "connect"]
@@ -199,15 +200,8 @@ class RayPool:
     def sent(self) -> dict[str, Any]:
         """Call when a job goes to the current incarnation: the run's `worker` record."""
         worker = self.current
-        fresh = self.jobs_run == 0
         record = {
-            "pid": worker.pid,
-            "jobs_before": self.jobs_run,
-            "fresh_after_disturbed": fresh and bool(self._retired_for),
-            "previous_disturbed_by": list(self._retired_for) if fresh else [],
-            "started_as_spare": False,
-            "ready_mono": worker.ready_mono,  # the server's clock, not the node's
-            "disturbed_by": [],
+            **worker_record(worker, self.jobs_run, self._retired_for, from_spare=False),
             "node": worker.env.get("node") or self.plan.node,
             "host": worker.env.get("host") or self.plan.host,
             "backend": "ray",

@@ -7,6 +7,23 @@ from typing import Any
 from runtime_lab.workerproc import WorkerDied, WorkerProcess
 
 
+def worker_record(
+    worker: Any, jobs_before: int, retired_for: list[str], from_spare: bool
+) -> dict[str, Any]:
+    """A run's `worker` record: which process ran it, how many jobs it ran before, and whether
+    it replaced one that a tool disturbed (local pools and the Ray backend alike)."""
+    fresh = jobs_before == 0
+    return {
+        "pid": worker.pid,
+        "jobs_before": jobs_before,
+        "fresh_after_disturbed": fresh and bool(retired_for),
+        "previous_disturbed_by": list(retired_for) if fresh else [],
+        "started_as_spare": from_spare,
+        "ready_mono": worker.ready_mono,  # its hello, on the server's time.monotonic()
+        "disturbed_by": [],
+    }
+
+
 class WorkerPool:
     """At most one worker runs jobs; a spare, started only while no job runs (its start-up
     would compete with a job's timing for CPU and GPU), waits with CUDA initialised."""
@@ -75,17 +92,7 @@ class WorkerPool:
 
     def sent(self) -> dict[str, Any]:
         """Call when a job goes to the current worker: the run's `worker` record."""
-        worker = self.current
-        fresh = self.jobs_run == 0
-        record = {
-            "pid": worker.pid,
-            "jobs_before": self.jobs_run,
-            "fresh_after_disturbed": fresh and bool(self._retired_for),
-            "previous_disturbed_by": list(self._retired_for) if fresh else [],
-            "started_as_spare": self._from_spare,
-            "ready_mono": worker.ready_mono,  # its hello (time.monotonic(), the host's clock)
-            "disturbed_by": [],
-        }
+        record = worker_record(self.current, self.jobs_run, self._retired_for, self._from_spare)
         self.jobs_run += 1
         return record
 
