@@ -243,6 +243,15 @@ class JobManager:
             lane.running = None
             self._finish(job_id, **outcome, **recorded)
 
+    def _fail_lane(self, lane: Lane, error: str) -> None:
+        """A lane's thread died: its running and queued jobs end failed with the reason."""
+        with self._lock:
+            ids = ([lane.running] if lane.running else []) + list(lane.queue)
+            lane.queue.clear()
+            lane.running = None
+            for job_id in ids:
+                self._finish(job_id, state="failed", error=error, stage="")
+
     def _alongside(self, job_id: str) -> list[dict[str, Any]]:
         """Jobs of other lanes on the same host whose run overlapped this one's (by the
         dispatchers' clocks): they shared its cores. Another node's jobs shared nothing."""

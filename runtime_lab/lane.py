@@ -115,6 +115,17 @@ class Lane:
             return None
 
     def _serve(self) -> None:
+        """The lane's thread. A bug in it must not leave jobs queued for ever: its jobs fail
+        with the reason, the sidebar shows it, and the other lanes go on."""
+        try:
+            self._loop()
+        except Exception as exc:
+            if not self.manager._stopped:
+                self.state = "failed"
+                self.error = f"the {self.name} dispatcher stopped: {type(exc).__name__}: {exc}"
+                self.manager._fail_lane(self, self.error)
+
+    def _loop(self) -> None:
         if self.eager:
             self.ensure_worker()
         while True:

@@ -109,17 +109,23 @@ class WorkerProcess:
         return box["conn"]
 
     def send(self, message: dict[str, Any]) -> None:
+        conn = self.conn
+        if conn is None:
+            raise WorkerDied("the worker was stopped")
         try:
-            self.conn.send_bytes(json.dumps(message).encode())
+            conn.send_bytes(json.dumps(message).encode())
         except (OSError, ValueError) as exc:
             raise WorkerDied(self.exit_reason()) from exc
 
     def receive(self, timeout_s: float) -> dict[str, Any] | None:
         """The next message, None if none came within timeout_s; WorkerDied if the pipe closed."""
+        conn = self.conn  # once: kill() from another thread (close()) sets it to None
+        if conn is None:
+            raise WorkerDied("the worker was stopped")
         try:
-            if not self.conn.poll(timeout_s):
+            if not conn.poll(timeout_s):
                 return None
-            return json.loads(self.conn.recv_bytes())
+            return json.loads(conn.recv_bytes())
         except (EOFError, OSError) as exc:
             raise WorkerDied(self.exit_reason()) from exc
 

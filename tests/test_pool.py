@@ -75,3 +75,22 @@ def test_history_records_each_runs_lane(pool):
     run = pool.history.get(job.run_id)
     assert run["worker"]["lane"] == "cpu-2" and run["env"]["lane"] == "cpu-2"
     assert run["device"] == "cpu"
+
+
+def test_a_lane_whose_thread_dies_fails_its_jobs_with_the_reason(tmp_path, monkeypatch):
+    from runtime_lab.lane import Lane
+
+    def broken(self):
+        raise RuntimeError("a bug in the dispatcher")
+
+    monkeypatch.setattr(Lane, "_loop", broken)
+    manager = JobManager(data_dir=tmp_path, gpus=0, cpu_workers=1, start=False, spare=False)
+    try:
+        job_id = manager.submit(_job("ok"))
+        manager.lanes[0].thread.start()
+        job = manager.wait(job_id, 10)
+        assert job.state == "failed"
+        assert job.error == "the cpu dispatcher stopped: RuntimeError: a bug in the dispatcher"
+        assert manager.status()["lanes"][0]["worker_state"] == "failed"
+    finally:
+        manager.close()

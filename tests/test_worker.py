@@ -168,3 +168,14 @@ def test_kill_survives_a_pipe_whose_descriptor_is_already_gone():
     worker.kill()
     assert worker.conn is None
     other.close()
+
+
+def test_a_worker_stopped_from_another_thread_says_so_when_asked_to_talk():
+    """close() may kill a worker while the dispatcher waits for its hello: receive() and send()
+    then raise WorkerDied (which the lane handles), not AttributeError on the gone pipe."""
+    from runtime_lab.workerproc import WorkerDied, WorkerProcess
+
+    worker = WorkerProcess()
+    for call in (lambda: worker.receive(0.1), lambda: worker.send({"op": "shutdown"})):
+        with pytest.raises(WorkerDied, match="stopped"):
+            call()
