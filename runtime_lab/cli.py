@@ -122,18 +122,13 @@ def _spec_from(args: argparse.Namespace):
 
 
 def _run(args: argparse.Namespace) -> int:
-    from runtime_lab.jobs import JobManager
-
     try:
         spec = _spec_from(args)
     except SpecError as exc:
         print(f"runtime_lab: invalid input: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    # one job: no spare, and only the worker of the lane it goes to starts
-    try:
-        jobs = _manager(args, JobManager)
-    except Exception as exc:  # RayUnavailable: ray missing or the cluster out of reach
-        print(f"runtime_lab: {exc}", file=sys.stderr)
+    jobs = _manager(args)
+    if jobs is None:
         return EXIT_USAGE
     if jobs.history_notice:
         print(f"runtime_lab: warning: {jobs.history_notice}", file=sys.stderr)
@@ -163,24 +158,28 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_OK if job.state == "done" and written else EXIT_FAILED
 
 
-def _manager(args: argparse.Namespace, manager_class):
-    """One job: no spare, and only the worker of the lane it goes to starts."""
-    return manager_class(
-        data_dir=args.data_dir,
-        timeout_s=getattr(args, "timeout", None),
-        spare=False,
-        lazy=True,
-        ray_address=args.ray_address,
-    )
-
-
-def _workers(args: argparse.Namespace) -> int:
+def _manager(args: argparse.Namespace):
+    """The manager for one CLI command: no spare, and only the worker of the lane a job goes
+    to starts. None (said on stderr) when the Ray cluster asked for can't be used."""
+    from runtime_lab.devices import RayUnavailable
     from runtime_lab.jobs import JobManager
 
     try:
-        jobs = _manager(args, JobManager)
-    except Exception as exc:  # RayUnavailable
+        return JobManager(
+            data_dir=args.data_dir,
+            timeout_s=getattr(args, "timeout", None),
+            spare=False,
+            lazy=True,
+            ray_address=args.ray_address,
+        )
+    except RayUnavailable as exc:  # ray missing or the cluster out of reach
         print(f"runtime_lab: {exc}", file=sys.stderr)
+        return None
+
+
+def _workers(args: argparse.Namespace) -> int:
+    jobs = _manager(args)
+    if jobs is None:
         return EXIT_USAGE
     try:
         for lane in jobs.lanes:

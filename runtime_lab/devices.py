@@ -35,6 +35,11 @@ class LanePlan:
         return not self.node
 
 
+class RayUnavailable(Exception):
+    """Ray is not installed or its cluster cannot be reached; the message says which. Defined
+    here, not in the Ray modules, so the CLI and the app can catch it without importing ray."""
+
+
 class RouteError(ValueError):
     """The spec names a device no worker here serves; the message says what is allowed."""
 

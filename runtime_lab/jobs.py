@@ -71,7 +71,7 @@ class JobManager:
 
     def _cluster_plans(self, cpus: int) -> list[LanePlan]:
         """A Ray cluster's GPUs, one lane each, plus this host's CPU workers (a CPU job needs
-        no cluster). RayUnavailable (from raypool) when ray is missing or out of reach."""
+        no cluster). devices.RayUnavailable when ray is missing or out of reach."""
         from runtime_lab import raypool  # only with the Ray backend: ray is optional
 
         raypool.connect(self.ray_address)
@@ -171,14 +171,6 @@ class JobManager:
                 "lanes": lanes,
                 "devices_note": self.devices_note,
             }
-
-    @property
-    def restarts(self) -> int:
-        return sum(lane.restarts for lane in self.lanes)
-
-    @property
-    def worker_state(self) -> str:
-        return self.lanes[0].state
 
     def close(self) -> None:
         with self._lock:

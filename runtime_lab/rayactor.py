@@ -11,15 +11,12 @@ import threading
 import time
 from typing import Any
 
+from runtime_lab.devices import RayUnavailable
 from runtime_lab.workerproc import START_TIMEOUT_S, WorkerDied
 
 POLL_EVERY_S = 0.2  # progress polls: each is a round trip to the actor, in the job's process
 INSTALL_HINT = "the Ray backend needs the optional ray package: pip install -r requirements-ray.txt"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-class RayUnavailable(Exception):
-    """Ray is not installed or its cluster cannot be reached; the message says which."""
 
 
 def _ray():

@@ -8,10 +8,9 @@ import uuid
 from typing import Any
 
 from runtime_lab import __version__
-from runtime_lab.devices import LanePlan
+from runtime_lab.devices import LanePlan, RayUnavailable
 from runtime_lab.rayactor import (
     LabActor,
-    RayUnavailable,
     RayWorker,
     _ray,
     _running,

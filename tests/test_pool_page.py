@@ -73,3 +73,18 @@ def test_one_of_each_type_ends_in_the_compare_view(two_types):
     runs = sorted(j.run_id for j in jobs._jobs.values())
     assert sorted(map(int, at.query_params["compare"].split(","))) == runs
     assert at.subheader[0].value.startswith("Comparing streams runs")
+
+
+def test_a_cluster_out_of_reach_is_said_in_the_sidebar_and_this_host_runs(data_dir, monkeypatch):
+    monkeypatch.setenv("RUNTIME_LAB_RAY_ADDRESS", "127.0.0.1:9")  # nothing listens there
+    st.cache_resource.clear()
+    try:
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.run()
+        assert not at.exception
+        [warning] = [w.value for w in at.sidebar.warning]
+        assert warning.startswith("could not reach the Ray cluster at 127.0.0.1:9")
+        assert warning.endswith("running on this host's workers only")
+        assert [lane.name for lane in shell.manager().lanes] == ["cpu"]
+    finally:
+        st.cache_resource.clear()

@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+import raycluster
 
 ray = pytest.importorskip("ray")
 
@@ -22,13 +23,7 @@ WAIT_S = 180  # two cores shared with the actors' torch imports
 
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory):
-    ray.init(
-        num_cpus=2,
-        resources={"runtime_lab_gpu:fake-a": 1, "runtime_lab_gpu:fake-b": 1},
-        include_dashboard=False,
-        namespace="runtime_lab",
-        log_to_driver=False,
-    )
+    raycluster.start(ray)
     os.environ["RUNTIME_LAB_TORCH_THREADS"] = "1"  # inherited by the local CPU worker
     manager = JobManager(
         data_dir=tmp_path_factory.mktemp("ray-jobs"), timeout_s=120, spare=False, ray_address="auto"

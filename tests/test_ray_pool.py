@@ -8,6 +8,7 @@ import threading
 import time
 
 import pytest
+import raycluster
 
 ray = pytest.importorskip("ray")
 
@@ -22,13 +23,7 @@ JOB_TIMEOUT_S = 120.0  # generous: other test runs may share this machine's two 
 
 @pytest.fixture(scope="module")
 def cluster():
-    ray.init(
-        num_cpus=2,
-        resources={"runtime_lab_gpu:fake-a": 1, "runtime_lab_gpu:fake-b": 1},
-        include_dashboard=False,
-        namespace="runtime_lab",
-        log_to_driver=False,
-    )
+    raycluster.start(ray)
     yield ray.get_runtime_context().get_node_id()
     ray.shutdown()
 

@@ -40,8 +40,8 @@ def run_panel(jobs: JobManager, experiment: str, spec, target: str | None = None
     """Submit (if asked) to `target` (see ui.targets.choose_target), poll the session's job
     without blocking, and draw it when finished."""
     key, batch = f"job:{experiment}", f"batch:{experiment}"
-    lanes = jobs.status()["lanes"]
     if spec is not None and target == EACH_TYPE:
+        lanes = jobs.status()["lanes"]
         st.session_state[batch] = [
             jobs.submit(spec, target=name) for name in each_type_targets(lanes)
         ]

@@ -7,6 +7,7 @@ from typing import Any
 import streamlit as st
 
 from runtime_lab import config, frames, registry
+from runtime_lab.devices import RayUnavailable
 from runtime_lab.jobs import JobManager
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.ui.form import plain, spec_form
@@ -29,9 +30,7 @@ def manager() -> JobManager:
     A Ray cluster that can't be used is said in the sidebar; this host's own workers run."""
     try:
         return JobManager()
-    except Exception as exc:  # RayUnavailable (ray is optional, so not imported here)
-        if type(exc).__name__ != "RayUnavailable":
-            raise
+    except RayUnavailable as exc:
         jobs = JobManager(ray_address="")
         jobs.devices_note = f"{exc}; running on this host's workers only"
         return jobs
