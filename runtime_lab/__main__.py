@@ -2,6 +2,6 @@
 
 import sys
 
-from runtime_lab.cli import main
+from runtime_lab.cli.main import main
 
 sys.exit(main())

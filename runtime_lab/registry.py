@@ -11,9 +11,9 @@ import importlib
 from types import ModuleType
 from typing import Any
 
-from runtime_lab import probe_figures
 from runtime_lab.options import ExperimentInfo
 from runtime_lab.results import from_plain
+from runtime_lab.runner import probe as probe_figures
 
 NAMES = (
     "fusion",

@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pandas as pd
 
 from runtime_lab.allocator import ab_frames
-from runtime_lab.jobs import JobManager
 from runtime_lab.registry import result_from_record
+from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
 
 pd.set_option("display.width", 250, "display.max_columns", 20, "display.max_colwidth", 80)

@@ -15,9 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pandas as pd
 
-from runtime_lab import compile_frames as cf
-from runtime_lab.jobs import JobManager
+from runtime_lab.compiler import frames as cf
 from runtime_lab.registry import EXPERIMENTS, result_from_record
+from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
 
 pd.set_option("display.width", 250, "display.max_columns", 20, "display.max_colwidth", 70)

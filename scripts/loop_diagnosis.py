@@ -13,9 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch
 
 from runtime_lab import registry
-from runtime_lab.jobs import JobManager
 from runtime_lab.lab.timing import measure_loop
 from runtime_lab.lab.workload import pointwise
+from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
 
 dev = torch.device("cuda:0")

@@ -19,8 +19,8 @@ import pandas as pd
 from runtime_lab import registry
 from runtime_lab.fusion import frames_kernels as fk
 from runtime_lab.fusion.figures import mode_figures
-from runtime_lab.jobs import JobManager
 from runtime_lab.registry import result_from_record
+from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
 
 pd.set_option("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 48)

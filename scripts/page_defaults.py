@@ -10,9 +10,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runtime_lab.jobs import JobManager
 from runtime_lab.options import form_defaults
 from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import spec_from_values
 
 device = sys.argv[1] if len(sys.argv) > 1 else "cuda"

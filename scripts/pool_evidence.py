@@ -16,8 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runtime_lab.fusion.figures import mode_figures
-from runtime_lab.jobs import JobManager
 from runtime_lab.registry import result_from_record
+from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
 
 GPU_SHAPE = sys.argv[1] if len(sys.argv) > 1 else "8192x8192"

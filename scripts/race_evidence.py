@@ -13,8 +13,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pandas as pd
 
-from runtime_lab.jobs import JobManager
 from runtime_lab.registry import result_from_record
+from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
 from runtime_lab.streams import csan_frames, sync_frames
 from runtime_lab.streams import frames as fs

@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import rss_benchmark as serving
 from screens import HEADLINE, HEIGHT, WIDTH, open_page, settle, shoot, wait_worker
 
-from runtime_lab.history import History
 from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.store.history import History
 
 TITLES = {name: info.title for name, info in EXPERIMENTS.items()}
 RECOMPILES_LINK = (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runtime_lab.jobs import JobManager
+from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
 
 SHAPE = sys.argv[1] if len(sys.argv) > 1 else "8192x8192"

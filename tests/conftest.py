@@ -9,7 +9,7 @@ import streamlit as st
 import torch
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def pytest_collection_modifyitems(config, items):

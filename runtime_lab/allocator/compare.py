@@ -8,9 +8,9 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from runtime_lab import compare_charts as cc
 from runtime_lab.allocator import frames as af
 from runtime_lab.allocator.result import SCENARIOS, AllocatorResult
+from runtime_lab.compare import charts as cc
 
 LABELS: dict[str, Any] = {
     "allocated_bytes": "{} allocated after del",

@@ -12,8 +12,8 @@ from runtime_lab.allocator import charts as ca
 from runtime_lab.allocator import frames as fa
 from runtime_lab.allocator.figures import empty_cache_cost_ms, key_figures
 from runtime_lab.allocator.result import AllocatorResult
-from runtime_lab.fmt import fmt_ms
 from runtime_lab.report import Metric, Report, run_json_download
+from runtime_lab.view.fmt import fmt_ms
 
 WHY_RESERVED = [
     "After del the blocks go back to PyTorch's cache, not to the driver: allocated drops, "

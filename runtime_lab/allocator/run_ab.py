@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from runtime_lab import child
 from runtime_lab.allocator.result import AllocConfigRun, ConfigStep
+from runtime_lab.lab import child
 
 CONFIGS = ("", "expandable_segments:True")  # the default allocator, then expandable segments
 TIMEOUT_S = 300

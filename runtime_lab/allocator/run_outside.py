@@ -6,8 +6,8 @@ import json
 
 import torch
 
-from runtime_lab import child
 from runtime_lab.allocator.result import OutsideRun, OutsideStep
+from runtime_lab.lab import child
 
 TIMEOUT_S = 300
 

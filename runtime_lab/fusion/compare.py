@@ -8,7 +8,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from runtime_lab import compare_charts as cc
+from runtime_lab.compare import charts as cc
 from runtime_lab.fusion import frames as ff
 from runtime_lab.fusion.figures import mode_figures
 from runtime_lab.fusion.info import FUSION_MODES

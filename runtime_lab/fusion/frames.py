@@ -7,9 +7,9 @@ from typing import Any
 
 import pandas as pd
 
-from runtime_lab import frames
-from runtime_lab.fmt import fmt_bytes
 from runtime_lab.fusion.result import CompileLatency, FusionResult, ModeResult
+from runtime_lab.view import frames
+from runtime_lab.view.fmt import fmt_bytes
 
 # get_compilation_metrics() times are cumulative and nested, outermost first:
 # dynamo ⊇ aot ⊇ inductor ⊇ codegen ⊇ triton (kernel compile: Triton on CUDA, C++ on CPU).

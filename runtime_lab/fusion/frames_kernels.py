@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from runtime_lab import occupancy as oc
+from runtime_lab.compiler import occupancy as oc
 from runtime_lab.fusion.frames import short_kernel_name
 from runtime_lab.fusion.result import FusionResult, ModeResult
 from runtime_lab.results import KernelRow, TritonKernel

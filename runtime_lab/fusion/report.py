@@ -8,9 +8,7 @@ from typing import Any
 
 import altair as alt
 
-from runtime_lab import charts
-from runtime_lab import compile_frames as cf
-from runtime_lab.fmt import fmt_ms
+from runtime_lab.compiler import frames as cf
 from runtime_lab.fusion import charts as fc
 from runtime_lab.fusion import frames as ff
 from runtime_lab.fusion import report_checks as checks
@@ -19,6 +17,8 @@ from runtime_lab.fusion.charts import fmt_seconds
 from runtime_lab.fusion.figures import ceiling, key_figures, mode_figures
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
 from runtime_lab.report import Metric, Report, run_json_download
+from runtime_lab.view import charts
+from runtime_lab.view.fmt import fmt_ms
 
 CPU_NOTE = (
     "On CPU the kernel lists are the profiler's CPU ops: eager runs four aten ops, Inductor one "

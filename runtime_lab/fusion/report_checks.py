@@ -7,13 +7,13 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from runtime_lab.fmt import fmt_bytes
 from runtime_lab.fusion.charts import fmt_seconds
 from runtime_lab.fusion.charts_clocks import clocks_chart
 from runtime_lab.fusion.clocks import clock_warning, clocks_frame
 from runtime_lab.fusion.figures import ceiling
 from runtime_lab.fusion.result import FusionResult
 from runtime_lab.report import Metric
+from runtime_lab.view.fmt import fmt_bytes
 
 MEGA = "mega-cache"
 OVER_CEILING_PCT = 101.0  # beyond timer noise: the "ceiling" was not the device's limit

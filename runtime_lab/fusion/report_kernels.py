@@ -7,11 +7,11 @@ from dataclasses import dataclass
 import altair as alt
 import pandas as pd
 
+from runtime_lab.compiler.occupancy import DEFAULT_SMEM_PER_BLOCK
 from runtime_lab.fusion import frames_kernels as fk
 from runtime_lab.fusion.charts_kernels import occupancy_chart
 from runtime_lab.fusion.figures import ceiling
 from runtime_lab.fusion.result import FusionResult
-from runtime_lab.occupancy import DEFAULT_SMEM_PER_BLOCK
 
 INTEGERS = ("registers_per_thread", "spilled_registers", "smem_bytes")
 TABLE_TITLE = "Kernel resources and occupancy (theoretical: NVIDIA's occupancy rules)"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runtime_lab.compile_log import CompileEvidence
-from runtime_lab.occupancy import DeviceLimits
+from runtime_lab.compiler.log import CompileEvidence
+from runtime_lab.compiler.occupancy import DeviceLimits
 from runtime_lab.results import CompileLatency, KernelRow, Timing, TritonKernel
 
 # Element transfers per output element (reads + writes of one dtype-sized element).

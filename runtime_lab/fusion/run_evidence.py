@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from runtime_lab.compile_log import CompileEvidence
+from runtime_lab.compiler.log import CompileEvidence
 from runtime_lab.fusion.modes import INDUCTOR_MODES, build
 from runtime_lab.fusion.result import ModeResult
 from runtime_lab.lab import compile_tools as ct

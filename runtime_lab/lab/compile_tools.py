@@ -17,7 +17,7 @@ import torch
 import torch._dynamo.utils as dynamo_utils
 from torch._dynamo.utils import counters
 
-from runtime_lab.compile_log import strip_guard_comments
+from runtime_lab.compiler.log import strip_guard_comments
 from runtime_lab.results import CompileLatency
 
 MAX_CODE_CHARS = 40_000

@@ -11,8 +11,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runtime_lab import compile_log, config, provenance, tlparse_report
-from runtime_lab.compile_log import CompileEvidence
+from runtime_lab import config
+from runtime_lab.compiler import log as compile_log
+from runtime_lab.compiler import provenance
+from runtime_lab.compiler import tlparse as tlparse_report
+from runtime_lab.compiler.log import CompileEvidence
 
 
 @dataclass

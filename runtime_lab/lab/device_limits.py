@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from runtime_lab.occupancy import ARCHS, DeviceLimits, device_limits
+from runtime_lab.compiler.occupancy import ARCHS, DeviceLimits, device_limits
 
 # torch.cuda.get_device_properties attribute → DeviceLimits field; older torch lacks some
 PROPERTIES = {

@@ -8,7 +8,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from runtime_lab import compare_charts as cc
+from runtime_lab.compare import charts as cc
 from runtime_lab.recompiles import frames as rf
 from runtime_lab.recompiles.result import RecompilesResult
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime_lab import compile_frames as cf
+from runtime_lab.compiler import frames as cf
 from runtime_lab.recompiles import charts as cr
 from runtime_lab.recompiles import frames as fr
 from runtime_lab.recompiles import report_evidence as ev

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runtime_lab import compile_frames as cf
+from runtime_lab.compiler import frames as cf
 from runtime_lab.recompiles.result import RecompilesResult
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runtime_lab.compile_log import CompileEvidence
+from runtime_lab.compiler.log import CompileEvidence
 
 # What happened on one call of a compiled function.
 EVENTS = ("compile", "recompile", "cache hit", "eager fallback", "failed")

@@ -7,7 +7,7 @@ from typing import Any
 
 import altair as alt
 
-from runtime_lab import compare_charts as cc
+from runtime_lab.compare import charts as cc
 from runtime_lab.streams import frames as sf
 from runtime_lab.streams.result import StreamsResult
 

@@ -8,9 +8,9 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from runtime_lab import frames
 from runtime_lab.results import Timing, stats
 from runtime_lab.streams.result import HARNESS_LABEL, StreamsResult, Timeline
+from runtime_lab.view import frames
 
 TIMELINE_COLUMNS = [
     "section",

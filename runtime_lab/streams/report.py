@@ -8,8 +8,6 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from runtime_lab import charts, frames
-from runtime_lab.fmt import fmt_ms
 from runtime_lab.report import Metric, Report, run_json_download
 from runtime_lab.results import stats
 from runtime_lab.streams import charts as cs
@@ -18,6 +16,8 @@ from runtime_lab.streams.csan_frames import csan_frame, csan_notes
 from runtime_lab.streams.figures import primary
 from runtime_lab.streams.result import HARNESS_LABEL, StreamsResult, VariantResult
 from runtime_lab.streams.sync_frames import sync_frame, sync_notes
+from runtime_lab.view import charts, frames
+from runtime_lab.view.fmt import fmt_ms
 
 LANE_NOTE = (
     "Lanes are the lab's own streams: the lab tags each stream's work with "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from runtime_lab import child
+from runtime_lab.lab import child
 from runtime_lab.spec import RunSpec
 from runtime_lab.streams.result import CsanAccess, CsanRace, CsanVerdict
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from runtime_lab import bundle
-from runtime_lab.bundle_check import BundleError
-from runtime_lab.history import History, HistoryError
+from runtime_lab.store import bundle
+from runtime_lab.store.bundle_check import BundleError
+from runtime_lab.store.history import History, HistoryError
 from runtime_lab.ui.form import plain
 
 

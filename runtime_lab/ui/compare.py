@@ -7,8 +7,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from runtime_lab import compare as core
-from runtime_lab.history import History
+from runtime_lab.compare import comparison as core
+from runtime_lab.store.history import History
 from runtime_lab.ui.results import history_call
 
 QUERY = "compare"  # /history?compare=12,15

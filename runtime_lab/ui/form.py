@@ -6,9 +6,8 @@ from typing import Any
 
 import streamlit as st
 
-from runtime_lab import links
+import runtime_lab.ui.links as links
 from runtime_lab.env import gpu_likely
-from runtime_lab.estimate import estimate
 from runtime_lab.options import form_defaults
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.shapes import DTYPES, PRESETS, preset
@@ -20,6 +19,7 @@ from runtime_lab.spec import (
     check_against_env,
     spec_from_values,
 )
+from runtime_lab.store.estimate import estimate
 
 
 def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] | None = None):

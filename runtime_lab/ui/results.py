@@ -9,13 +9,16 @@ from typing import Any
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from runtime_lab import chart_export, frames, links, registry
-from runtime_lab.estimate import device_kind, estimate
-from runtime_lab.history import HistoryError
-from runtime_lab.jobs import JobManager
+import runtime_lab.ui.links as links
+from runtime_lab import registry
 from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import RunSpec, SpecError
+from runtime_lab.store.estimate import device_kind, estimate
+from runtime_lab.store.history import HistoryError
 from runtime_lab.ui.targets import EACH_TYPE, batch_panel, each_type_targets
+from runtime_lab.view import export as chart_export
+from runtime_lab.view import frames
 
 POLL_S = 0.5
 # Material icons ship with Streamlit: emoji need a font headless Chromium often lacks

@@ -6,13 +6,14 @@ from typing import Any
 
 import streamlit as st
 
-from runtime_lab import config, frames, registry
-from runtime_lab.devices import RayUnavailable
-from runtime_lab.jobs import JobManager
+from runtime_lab import config, registry
 from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.runner.devices import RayUnavailable
+from runtime_lab.runner.jobs import JobManager
 from runtime_lab.ui.form import plain, spec_form
 from runtime_lab.ui.results import history_call, run_panel
 from runtime_lab.ui.targets import choose_target
+from runtime_lab.view import frames
 
 # coloured Material icons, not emoji dots: those need a font headless Chromium often lacks
 WORKER_DOTS = {

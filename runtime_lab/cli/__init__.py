@@ -1,0 +1,1 @@
+"""The command line (`python -m runtime_lab`): run, history, compare, export/import."""

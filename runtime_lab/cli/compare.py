@@ -1,0 +1,108 @@
+"""`python -m runtime_lab compare ID ID [ID …] [--json PATH]`: the History page's compare view."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+import pandas as pd
+
+from runtime_lab import config
+from runtime_lab.cli import argcheck
+from runtime_lab.compare import comparison as core
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2  # as cli.py's: a usage error is 2
+
+
+def add_parser(commands: Any) -> None:
+    """The `compare` subcommand on cli.py's subparsers."""
+    sub = commands.add_parser(
+        "compare",
+        help=f"compare {core.MIN_RUNS} to {core.MAX_RUNS} recorded runs of one experiment",
+        description="Spec and environment differences, key figures with their ratio to the "
+        "first run and a noise verdict, and a headline: what the History page's compare shows.",
+    )
+    sub.add_argument(
+        "ids", nargs="+", metavar="ID", help="run ids (see `history`); first: baseline"
+    )
+    sub.add_argument(
+        "--json", metavar="PATH", help="also write the comparison as JSON to PATH ('-' for stdout)"
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    from runtime_lab.store.history import History, HistoryError  # sqlite only when it is used
+
+    try:
+        argcheck.data_dir(args.data_dir)
+        if args.json is not None:
+            argcheck.output_file("--json", args.json)
+        ids = core.parse_ids(args.ids)
+    except (argcheck.ArgError, core.CompareError) as exc:
+        return _usage(str(exc))
+    try:
+        history = History(config.data_dir(args.data_dir) / "history.sqlite3")
+        if history.notice:
+            print(f"runtime_lab: warning: {history.notice}", file=sys.stderr)
+        runs = core.load(history.get, ids)
+    except HistoryError as exc:
+        print(f"runtime_lab: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except core.CompareError as exc:
+        return _usage(str(exc))
+    view = core.build(runs)
+    if args.json and not argcheck.write_json(args.json, json.dumps(to_json(view), indent=2) + "\n"):
+        return EXIT_FAILED
+    print("\n".join(lines(view)))
+    return EXIT_OK
+
+
+def _usage(message: str) -> int:
+    print(f"runtime_lab: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def table_lines(frame: pd.DataFrame, indent: str = "  ") -> list[str]:
+    """A frame as left-aligned text columns, header first."""
+    cells = [list(map(str, frame.columns))] + [[str(v) for v in row] for row in frame.values]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(frame.columns))]
+    padded = [[c.ljust(w) for c, w in zip(row, widths, strict=True)] for row in cells]
+    return [(indent + "  ".join(row)).rstrip() for row in padded]
+
+
+def lines(view: core.Comparison) -> list[str]:
+    """What the CLI prints: differences, then key figures, then the headline."""
+    base = view.labels[0]
+    out = [f"Comparing {view.experiment} runs {', '.join(view.labels)} (baseline {base})", ""]
+    out.append("Spec and environment, the fields that differ:")
+    diffs = table_lines(view.differences) if not view.differences.empty else ["  none"]
+    out += [*diffs, ""]
+    out.append(f"Key figures (ratio to {base}; within noise: the runs' IQRs overlap):")
+    out += table_lines(view.table) if not view.table.empty else ["  none"]
+    out += [f"  {note}" for note in view.notes]
+    return [*out, "", view.headline]
+
+
+def to_json(view: core.Comparison) -> dict[str, Any]:
+    """The comparison as JSON-ready data: the long-form figures, not the formatted table."""
+    records = view.figures.to_dict(orient="records")
+    figures = [{k: _plain(v) for k, v in r.items()} for r in records]
+    return {
+        "experiment": view.experiment,
+        "runs": list(view.labels),
+        "baseline": view.labels[0],
+        "headline": view.headline,
+        "differences": view.differences.to_dict(orient="records"),
+        "figures": figures,
+        "notes": list(view.notes),
+    }
+
+
+def _plain(value: Any) -> Any:
+    """NaN (a figure one run lacks) as null; numpy scalars as Python numbers."""
+    if hasattr(value, "item"):
+        value = value.item()
+    return None if isinstance(value, float) and math.isnan(value) else value

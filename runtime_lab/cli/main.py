@@ -1,0 +1,267 @@
+"""Command line: `python -m runtime_lab run <experiment> ...`, `env`, `history`, on the pages' path."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from runtime_lab import __version__, registry
+from runtime_lab.cli import argcheck
+from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.shapes import DTYPES
+from runtime_lab.spec import SpecError, build_spec
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> None:
+        print(f"runtime_lab: error: {message} (see --help)", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m runtime_lab", description="Runtime Lab from the command line.")
+    parser.add_argument("--version", action="version", version=__version__)
+    parser.add_argument(
+        "--data-dir",
+        help="where history and compile caches live (default $RUNTIME_LAB_DATA_DIR, else "
+        ".runtime_lab); created if only its parent exists",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="run on a Ray cluster: auto, ray://host:10001, or local (starts one for this run); "
+        "default $RUNTIME_LAB_RAY_ADDRESS, else this host's own workers",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands.add_parser("env", help="print this machine's environment fingerprint as JSON")
+    commands.add_parser(
+        "workers", help="list the workers a run can go to (this host's, or the Ray cluster's)"
+    )
+    hist = commands.add_parser("history", help="list recorded runs, newest first")
+    hist.add_argument(
+        "--experiment", choices=tuple(EXPERIMENTS), help="only this experiment's runs"
+    )
+    low, high = argcheck.LIMIT_RANGE
+    hist.add_argument("--limit", default="20", help=f"rows to list ({low} to {high})")
+    from runtime_lab.cli import (
+        bundles as bundle_cli,  # export and import: their own module, torch-free
+    )
+
+    bundle_cli.add_parsers(commands)
+    from runtime_lab.cli import (
+        compare as compare_cli,  # runs side by side: its own module, torch-free
+    )
+
+    compare_cli.add_parser(commands)
+    run = commands.add_parser("run", help="run one experiment in the worker and print its result")
+    experiments = run.add_subparsers(dest="experiment", required=True, parser_class=_Parser)
+    for info in EXPERIMENTS.values():
+        sub = experiments.add_parser(info.name, help=info.summary, description=info.summary)
+        sequence = any(o.kind == "shapes" for o in info.options.values())
+        _common_args(sub, info.default_shape, sequence)
+        for name, option in info.options.items():
+            allowed = f" ({', '.join(option.choices)})" if option.choices else ""
+            sub.add_argument(
+                f"--{name.replace('_', '-')}",
+                dest=f"opt_{name}",
+                metavar=name.upper(),
+                help=option.help + allowed,
+            )
+    return parser
+
+
+def _common_args(sub: argparse.ArgumentParser, default_shape: str, sequence: bool) -> None:
+    # numbers stay strings here so RunSpec validation gives every field the same message style
+    shape_help = "1 to 4 dims: 4096x4096, 4096,4096 or '4096 4096'"
+    if sequence:
+        shape_help = "ignored: --shapes is what runs (the run records its first shape)"
+    sub.add_argument("--shape", default=default_shape, help=shape_help)
+    dtype_help = f"one of {', '.join(DTYPES)}"
+    if sequence:
+        dtype_help += "; for the shapes without their own :dtype"
+    sub.add_argument("--dtype", default="float32", help=dtype_help)
+    sub.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
+    sub.add_argument("--warmup", default="10", help="warm-up calls before timing (0 to 1000)")
+    sub.add_argument("--repeat", default="50", help="timed calls (1 to 10000)")
+    sub.add_argument(
+        "--no-l2-flush", action="store_true", help="don't flush the L2 cache between calls"
+    )
+    sub.add_argument("--seed", default="0", help="random seed for the inputs")
+    sub.add_argument(
+        "--on",
+        metavar="WORKER",
+        help="the worker to run on, by name (see `workers`); default: by --device",
+    )
+    low, high = argcheck.TIMEOUT_RANGE
+    sub.add_argument(
+        "--timeout", help=f"seconds before the job is killed ({low:g} to {high:g}; default 600)"
+    )
+    sub.add_argument(
+        "--json", metavar="PATH", help="write the run as JSON to PATH ('-' for stdout)"
+    )
+
+
+def _spec_from(args: argparse.Namespace):
+    options = {
+        key[4:]: value
+        for key, value in vars(args).items()
+        if key.startswith("opt_") and value is not None
+    }
+    return build_spec(
+        args.experiment,
+        args.shape,
+        dtype=args.dtype,
+        device=args.device,
+        warmup=args.warmup,
+        repeat=args.repeat,
+        l2_flush=not args.no_l2_flush,
+        seed=args.seed,
+        options=options,
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        spec = _spec_from(args)
+    except SpecError as exc:
+        print(f"runtime_lab: invalid input: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    jobs = _manager(args)
+    if jobs is None:
+        return EXIT_USAGE
+    if jobs.history_notice:
+        print(f"runtime_lab: warning: {jobs.history_notice}", file=sys.stderr)
+    try:
+        job_id = jobs.submit(spec, target=args.on)
+        job = _wait_with_progress(jobs, job_id)
+    finally:
+        jobs.close()
+    if job.state == "refused":
+        print(f"runtime_lab: refused: {job.error}", file=sys.stderr)
+        return EXIT_USAGE
+    document = job.as_run()
+    figures = registry.summary(document)
+    if figures is not None:
+        document["summary"] = figures
+    written = True
+    if args.json:
+        written = argcheck.write_json(args.json, json.dumps(document, indent=2, default=str) + "\n")
+    rep = registry.build_report(document)
+    print(rep.headline + (f" (run #{job.run_id})" if job.run_id else ""))
+    for metric in rep.metrics:
+        print(f"  {metric.label}: {metric.value}")
+    for warning in rep.warnings:
+        print(f"  warning: {warning}")
+    for note in rep.notes:
+        print(f"  {note}")
+    return EXIT_OK if job.state == "done" and written else EXIT_FAILED
+
+
+def _manager(args: argparse.Namespace):
+    """The manager for one CLI command: no spare, and only the worker of the lane a job goes
+    to starts. None (said on stderr) when the Ray cluster asked for can't be used."""
+    from runtime_lab.runner.devices import RayUnavailable
+    from runtime_lab.runner.jobs import JobManager
+
+    try:
+        return JobManager(
+            data_dir=args.data_dir,
+            timeout_s=getattr(args, "timeout", None),
+            spare=False,
+            lazy=True,
+            ray_address=args.ray_address,
+        )
+    except RayUnavailable as exc:  # ray missing or the cluster out of reach
+        print(f"runtime_lab: {exc}", file=sys.stderr)
+        return None
+
+
+def _workers(args: argparse.Namespace) -> int:
+    jobs = _manager(args)
+    if jobs is None:
+        return EXIT_USAGE
+    try:
+        for lane in jobs.lanes:
+            if lane.plan.kind == "gpu" and lane.plan.local:
+                lane.ensure_worker()  # its GPU's name comes from the worker that sees it
+        status = jobs.status()
+    finally:
+        jobs.close()
+    if status["devices_note"]:
+        print(f"runtime_lab: warning: {status['devices_note']}", file=sys.stderr)
+    for lane in status["lanes"]:
+        where = lane["host"] if lane["node"] else "this host"
+        print(f"{lane['lane']:<24} {lane['kind']:<4} {lane['device_type'] or '-':<20} {where}")
+    return EXIT_OK
+
+
+def _wait_with_progress(jobs, job_id: str):
+    last = ""
+    while True:
+        job = jobs.wait(job_id, timeout_s=1.0)
+        line = f"[{job.state}] {job.stage}".rstrip()
+        if line != last and not job.finished:
+            print(line, file=sys.stderr, flush=True)
+            last = line
+        if job.finished:
+            return job
+        time.sleep(0.2)
+
+
+def _history(args: argparse.Namespace) -> int:
+    from runtime_lab import config
+    from runtime_lab.store.history import History, HistoryError
+
+    try:
+        history = History(config.data_dir(args.data_dir) / "history.sqlite3")
+        if history.notice:
+            print(f"runtime_lab: warning: {history.notice}", file=sys.stderr)
+        rows = history.list(args.experiment, limit=args.limit)
+    except HistoryError as exc:
+        print(f"runtime_lab: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if not rows:  # say so: an empty answer looks like a broken command
+        which = f" of {args.experiment}" if args.experiment else ""
+        where = config.data_dir(args.data_dir)
+        print(f"runtime_lab: no runs{which} recorded in {where}", file=sys.stderr)
+    for row in rows:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row["created_at"]))
+        print(f"#{row['id']:<5} {stamp}  {row['status']:<9} {row['label']}")
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        argcheck.check(args)  # paths and numbers, before any worker starts or history opens
+    except argcheck.ArgError as exc:
+        print(f"runtime_lab: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    from runtime_lab import config
+
+    if (problem := config.job_timeout_problem()) and args.command == "run":
+        print(f"runtime_lab: warning: {problem}", file=sys.stderr)
+    if args.command == "env":
+        from runtime_lab.env import fingerprint
+
+        print(json.dumps(fingerprint(), indent=2))
+        return EXIT_OK
+    if args.command == "history":
+        return _history(args)
+    if args.command == "workers":
+        return _workers(args)
+    if args.command in ("export", "import"):
+        from runtime_lab.cli import bundles as bundle_cli
+
+        return bundle_cli.main(args)
+    if args.command == "compare":
+        from runtime_lab.cli import compare as compare_cli
+
+        return compare_cli.main(args)
+    return _run(args)

@@ -1,0 +1,281 @@
+"""Two to six runs of one experiment side by side: what differs, key figures with noise, a headline."""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from runtime_lab import registry
+from runtime_lab.compare import table as compare_table
+from runtime_lab.results import stats
+from runtime_lab.view import frames
+
+MIN_RUNS, MAX_RUNS = 2, 6
+MIN_SAMPLES = 3  # fewer samples give no quartiles worth comparing
+BASELINE, WITHIN, BEYOND = "baseline", "within noise", "beyond noise"
+NO_SPREAD, MISSING = "no spread recorded", "not in both runs"
+_ID = re.compile(r"[0-9]{1,12}")  # ASCII digits only: int() also takes other scripts' digits
+NAMED_FIELDS = 4  # the headline names this many differing fields, then counts the rest
+FIGURE_COLUMNS = ["key", "figure", "unit", "run", "value", "q1", "q3", "samples"]
+FIGURE_COLUMNS += ["ratio", "verdict"]  # against the baseline, the first run
+
+
+class CompareError(ValueError):
+    """Why these runs can't be compared, as one line a page or the CLI shows as it is."""
+
+
+def parse_ids(given: str | Iterable[str]) -> list[int]:
+    """'12,15' (a query parameter) or ['12', '15'] (CLI words) → [12, 15], order kept,
+    repeats dropped; checks the count."""
+    words = [given] if isinstance(given, str) else list(given)
+    parts = [p.strip() for w in words for p in str(w).split(",") if p.strip()]
+    bad = [p for p in parts if not _ID.fullmatch(p)]
+    if bad:
+        shown = ", ".join(repr(b[:20]) for b in bad[:3])
+        raise CompareError(f"run ids are whole numbers like 12,15; got {shown}")
+    ids = list(dict.fromkeys(int(p) for p in parts))
+    _check_count(len(ids))
+    return ids
+
+
+def _check_count(n: int) -> None:
+    if n < MIN_RUNS:
+        raise CompareError(f"pick at least {MIN_RUNS} different runs to compare (got {n})")
+    if n > MAX_RUNS:
+        raise CompareError(f"compare at most {MAX_RUNS} runs at once (got {n})")
+
+
+def load(get: Callable[[int], dict[str, Any] | None], ids: Sequence[int]) -> list[dict[str, Any]]:
+    """The runs by id from history (`get`), checked: all there, 2 to 6, one experiment."""
+    runs = [get(i) for i in ids]
+    missing = [f"#{i}" for i, run in zip(ids, runs, strict=True) if run is None]
+    if missing:
+        raise CompareError(f"no run {', '.join(missing)} in history")
+    check(runs)
+    return runs
+
+
+def check(runs: Sequence[dict[str, Any]]) -> None:
+    """Raise CompareError unless 2 to 6 different runs of one experiment."""
+    check_choice([(r.get("id"), r["spec"]["experiment"]) for r in runs])
+
+
+def check_choice(picked: Sequence[tuple[Any, str]]) -> None:
+    """The same check on (run id, experiment) pairs, as a picker has them before loading."""
+    _check_count(len(picked))
+    if len({run_id for run_id, _ in picked}) < len(picked):
+        raise CompareError("the same run is listed twice")
+    if len({experiment for _, experiment in picked}) > 1:
+        kinds = ", ".join(f"#{run_id} is {experiment}" for run_id, experiment in picked)
+        raise CompareError(f"compare runs of one experiment only ({kinds})")
+
+
+def label(run: dict[str, Any]) -> str:
+    return f"#{run.get('id')}"
+
+
+def _gpu(env: dict[str, Any]) -> str:
+    gpus = env.get("gpus") or []
+    if not gpus:
+        return "CPU" if env else "—"
+    return gpus[0]["name"] + (f" ×{len(gpus)}" if len(gpus) > 1 else "")
+
+
+# the fingerprint fields that change a figure (runtime_lab/env.py fingerprint() keys)
+ENV_FIELDS: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
+    ("GPU", _gpu),
+    ("torch", lambda e: e.get("torch")),
+    ("CUDA", lambda e: e.get("cuda_runtime")),
+    ("driver", lambda e: e.get("driver")),
+    ("triton", lambda e: e.get("triton")),
+    ("python", lambda e: e.get("python")),
+    ("host", lambda e: e.get("hostname")),
+    ("CPU", lambda e: e.get("host_cpu")),
+    ("torch threads", lambda e: e.get("torch_threads")),
+    ("worker", lambda e: e.get("lane")),  # the pool's lane: cuda:1, cpu, ray:host/gpu:0
+)
+
+
+def _alongside(run: dict[str, Any]) -> str | None:
+    """Whether the run shared its host with another worker's job (None: stored before)."""
+    worker = run.get("worker") or {}
+    if "alongside" not in worker:
+        return None
+    count = len(worker["alongside"])
+    return f"{count} other worker's job(s)" if count else "alone"
+
+
+def _fields(run: dict[str, Any]) -> list[tuple[str, str, str]]:
+    env = run.get("env") or {}
+    rows = [("environment", name, read(env)) for name, read in ENV_FIELDS]
+    rows.append(("environment", "ran alongside", _alongside(run)))
+    spec = frames.spec_frame(run["spec"])
+    rows += [("spec", f, v) for f, v in zip(spec["field"], spec["value"], strict=True)]
+    return [(s, f, "—" if v is None else str(v)) for s, f, v in rows]
+
+
+def differences(runs: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """Environment and spec fields whose values are not the same in every run, one column per
+    run (the first is the baseline); a field a run lacks reads "—"."""
+    labels = [label(r) for r in runs]
+    values: dict[tuple[str, str], dict[str, str]] = {}
+    for name, run in zip(labels, runs, strict=True):
+        for section, field, value in _fields(run):
+            values.setdefault((section, field), {})[name] = value
+    rows = [
+        {"section": section, "field": field, **{n: seen.get(n, "—") for n in labels}}
+        for (section, field), seen in values.items()
+        if len({seen.get(n, "—") for n in labels}) > 1
+    ]
+    return pd.DataFrame(rows, columns=["section", "field", *labels])
+
+
+@dataclass(frozen=True)
+class _Measure:
+    value: float | None
+    q1: float | None = None
+    q3: float | None = None
+    samples: int = 0
+
+
+def _measure(value: float | None, samples: Sequence[float] | None) -> _Measure:
+    """A figure with spread: median and quartiles from its raw samples; else the figure alone."""
+    s = stats(samples or ())
+    if s is None or s.count < MIN_SAMPLES:
+        return _Measure(value)
+    return _Measure(s.median, s.q1, s.q3, s.count)
+
+
+def _ratio(value: float | None, base: float | None) -> float | None:
+    if value is None or base is None:
+        return None
+    if base == 0:
+        return 1.0 if value == 0 else None  # 0 against 0 is no change; n against 0 no ratio
+    return value / base
+
+
+def verdict(m: _Measure, base: _Measure) -> str:
+    """Beyond noise only when both runs recorded spread and their IQRs don't overlap."""
+    if m.value is None or base.value is None:
+        return MISSING
+    if not (m.samples and base.samples):
+        return NO_SPREAD
+    return WITHIN if max(m.q1, base.q1) <= min(m.q3, base.q3) else BEYOND
+
+
+def _measured(run: dict[str, Any], stage: Any) -> dict[str, _Measure]:
+    """A run's key figures by path, each with its raw samples' spread where it has them."""
+    values = compare_table.flatten(registry.summary(run))
+    result = None
+    if run.get("status") == "done":
+        result = registry.result_from_record(run["spec"]["experiment"], run.get("result"))
+    samples = stage.samples(result) if result is not None else {}
+    return {
+        k: _measure(v, samples.get(k)) for k, v in values.items() if not _ignored(k, stage.IGNORED)
+    }
+
+
+def figures(runs: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """Long form: one row per key figure and run, with quartiles where the figure has raw
+    samples, its ratio to the first run and the noise verdict."""
+    stage = registry.comparison(runs[0]["spec"]["experiment"])
+    measured = [_measured(run, stage) for run in runs]
+    rows = []
+    for key in dict.fromkeys(k for m in measured for k in m):
+        base = measured[0].get(key, _Measure(None))
+        for i, (run, found) in enumerate(zip(runs, measured, strict=True)):
+            m = found.get(key, _Measure(None))
+            rows.append(
+                {
+                    "key": key,
+                    "figure": compare_table.figure_label(key, stage.LABELS),
+                    "unit": stage.UNITS.get(key.partition(".")[0]) or compare_table.unit(key),
+                    "run": label(run),
+                    **vars(m),
+                    "ratio": _ratio(m.value, base.value),
+                    "verdict": BASELINE if i == 0 else verdict(m, base),
+                }
+            )
+    return pd.DataFrame(rows, columns=FIGURE_COLUMNS)
+
+
+def _ignored(key: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(key, p) for p in patterns)
+
+
+def _biggest(long: pd.DataFrame) -> tuple[pd.Series | None, str]:
+    """The figure that changed most against the baseline: the largest |log ratio| beyond noise;
+    where nothing had spread to judge by, the largest change without it."""
+    positive = long[long["ratio"].notna() & (long["ratio"] > 0) & (long["ratio"] != 1)]
+    for kind in (BEYOND, NO_SPREAD):
+        found = positive[positive["verdict"] == kind]
+        if not found.empty:
+            return found.loc[found["ratio"].map(lambda r: abs(math.log(r))).idxmax()], kind
+    return None, ""
+
+
+def _differ_text(diffs: pd.DataFrame, labels: Sequence[str]) -> str:
+    if diffs.empty:
+        return "the runs share spec and environment"
+    first = diffs.iloc[0]
+    values = " vs ".join(dict.fromkeys(str(first[n]) for n in labels))
+    names = [f"{first['field']} ({values})", *diffs["field"].iloc[1:NAMED_FIELDS]]
+    rest = len(diffs) - len(names)
+    if rest:
+        names.append(f"{rest} more field{'s' if rest > 1 else ''}")
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"the runs differ in {listed}"
+
+
+def headline(long: pd.DataFrame, diffs: pd.DataFrame, labels: Sequence[str]) -> str:
+    """One sentence: what changed most, against the baseline, and how the runs differ."""
+    row, kind = _biggest(long)
+    if row is None:
+        where = " where each has it" if (long["verdict"] == MISSING).any() else ""
+        change = f"no key figure differs between {' and '.join(labels)}{where}"
+    else:
+        ratio = row["ratio"]
+        factor = ratio if ratio > 1 else 1 / ratio
+        shown = f"{factor:.1f}" if factor < 10 else f"{factor:,.0f}"
+        word = "higher" if ratio > 1 else "lower"
+        change = f"{row['figure']} is {shown}× {word} in {row['run']} than {labels[0]} ({kind})"
+    return f"{change}; {_differ_text(diffs, labels)}."
+
+
+@dataclass(frozen=True)
+class Comparison:
+    experiment: str
+    labels: tuple[str, ...]
+    differences: pd.DataFrame  # section, field, one column per run
+    figures: pd.DataFrame  # long form (FIGURE_COLUMNS)
+    table: pd.DataFrame  # figure_table: the figures for reading
+    headline: str
+    charts: tuple[tuple[str, Any], ...]  # (title, Altair chart), the run as colour
+    notes: tuple[str, ...]
+
+
+def build(runs: Sequence[dict[str, Any]]) -> Comparison:
+    """Everything the page and the CLI show of a comparison (raises CompareError)."""
+    check(runs)
+    experiment = runs[0]["spec"]["experiment"]
+    labels = tuple(label(r) for r in runs)
+    diffs, long = differences(runs), figures(runs)
+    done = [(label(r), r) for r in runs if r.get("status") == "done" and r.get("result")]
+    results = [(n, registry.result_from_record(experiment, r["result"])) for n, r in done]
+    notes = [f"{label(r)} {r.get('status')}: no figures" for r in runs if r.get("status") != "done"]
+    return Comparison(
+        experiment=experiment,
+        labels=labels,
+        differences=diffs,
+        figures=long,
+        table=compare_table.figure_table(long, labels),
+        headline=headline(long, diffs, labels),
+        charts=tuple(registry.comparison(experiment).charts(results)) if results else (),
+        notes=tuple(notes),
+    )

@@ -1,0 +1,1 @@
+"""The runner: the job table, one lane per device, worker processes (local or Ray)."""

@@ -1,0 +1,225 @@
+"""One device's FIFO queue and the dispatcher thread that feeds its worker, one job at a time."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from dataclasses import replace
+from typing import Any
+
+from runtime_lab.runner import devices
+from runtime_lab.runner.devices import LanePlan
+from runtime_lab.runner.process import WorkerDied
+
+
+class Lane:
+    """A worker slot (a GPU, or a CPU worker): its own queue, pool (worker + warm spare),
+    state and restarts. Jobs on one lane never overlap; lanes run side by side."""
+
+    # `manager` is the JobManager that owns the lane (not imported here: jobs imports lane)
+    def __init__(self, manager: Any, plan: LanePlan, pool: Any, eager: bool = True):
+        self.manager, self.plan, self.pool = manager, plan, pool
+        self.eager = eager  # start the worker at once (the server), or with its first job (CLI)
+        self.queue: deque[str] = deque()
+        self.state = "starting" if eager else "not started"
+        self.error: str | None = None
+        self.restarts = 0
+        self.env: dict[str, Any] = {}
+        self.running: str | None = None  # the job id it runs now
+        self.spare_due = True  # one spare attempt after each job (a failing start is not retried)
+        self.thread = threading.Thread(
+            target=self._serve, name=f"runtime-lab-{plan.name}", daemon=True
+        )
+
+    @property
+    def name(self) -> str:
+        return self.plan.name
+
+    @property
+    def load(self) -> int:
+        return len(self.queue) + (self.running is not None)
+
+    def status(self) -> dict[str, Any]:
+        """Called under the manager's lock."""
+        jobs = self.manager._jobs
+        running = jobs.get(self.running) if self.running else None
+        worker = self.pool.current
+        return {
+            "lane": self.name,
+            "kind": self.plan.kind,
+            "device_type": self.plan.device_type or _gpu_name(self.env),
+            "node": self.plan.node,
+            "host": self.plan.host or self.env.get("hostname"),
+            "worker_state": self.state,
+            "worker_pid": worker.pid if worker else None,
+            "worker_error": self.error,
+            "restarts": self.restarts,
+            "replaced": self.pool.replaced,
+            "spare_pid": self.pool.spare.pid if self.pool.spare else None,
+            "spare_starting": self.pool.starting_spare,
+            "queued": len(self.queue),
+            "running": running.spec.label if running else None,
+        }
+
+    # ---- dispatcher thread ----------------------------------------------------------
+    def ensure_worker(self) -> Any:
+        if self.pool.current is not None and self.pool.current.alive():
+            return self.pool.current
+        self.state = "starting"
+        try:
+            worker = self.pool.ensure()  # the warm spare when there is one
+        except (WorkerDied, OSError) as exc:
+            self.state, self.error = "failed to start", str(exc)
+            return None
+        self.env = {**worker.env, "lane": self.name}
+        self.error, self.state = None, "idle"
+        self.manager._changed()
+        return worker
+
+    def _next(self) -> str | None:
+        """Wait for this lane's next job (None once the manager closes). A warm spare starts
+        only while no lane runs a job, and no job starts while a spare starts: its start-up
+        would compete with any job's timing for the host's cores."""
+        lock, manager = self.manager._lock, self.manager
+        with lock:
+            while not manager._stopped:
+                if self.queue and not manager._spare_starting():
+                    job_id = self.queue.popleft()
+                    self.running = job_id
+                    manager._jobs[job_id] = replace(
+                        manager._jobs[job_id],
+                        state="running",
+                        started_at=time.time(),
+                        stage="starting",
+                    )
+                    return job_id
+                if (
+                    not self.queue
+                    and self.spare_due
+                    and manager._all_idle()
+                    and self.pool.wants_spare()
+                ):
+                    self.spare_due = False
+                    # said before the lock goes: another lane must not start a job meanwhile
+                    self.pool.starting_spare = True
+                    lock.release()
+                    try:
+                        self.pool.start_spare()
+                    finally:
+                        self.pool.starting_spare = False  # also when it returned at once
+                        lock.acquire()
+                        lock.notify_all()
+                    continue
+                lock.wait()
+            return None
+
+    def _serve(self) -> None:
+        """The lane's thread. A bug in it must not leave jobs queued for ever: its jobs fail
+        with the reason, the sidebar shows it, and the other lanes go on."""
+        try:
+            self._loop()
+        except Exception as exc:
+            if not self.manager._stopped:
+                self.state = "failed"
+                self.error = f"the {self.name} dispatcher stopped: {type(exc).__name__}: {exc}"
+                self.manager._fail_lane(self, self.error)
+
+    def _loop(self) -> None:
+        if self.eager:
+            self.ensure_worker()
+        while True:
+            job_id = self._next()
+            if job_id is None:
+                return
+            outcome = self._run(job_id)
+            self.manager._settle(job_id, self, outcome)
+            self.spare_due = True
+            disturbed = (outcome.get("worker") or {}).get("disturbed_by")
+            if disturbed and self.pool.current is not None and not self.manager._stopped:
+                self.pool.retire(disturbed)  # the next job must not time in this process
+            if self.pool.current is None and not self.manager._stopped:
+                self.ensure_worker()  # the spare or a restart now, so the next job finds it ready
+
+    def _run(self, job_id: str) -> dict[str, Any]:
+        """Send the job to the worker and wait for its outcome; returns the final fields."""
+        worker = self.ensure_worker()
+        if worker is None:
+            return {"state": "failed", "error": f"the worker could not start: {self.error}"}
+        self.state = "busy"
+        record = {**self.pool.sent(), "lane": self.name}
+        if self.plan.node:
+            record.update(node=self.plan.node, host=self.plan.host)
+        self.manager._update(job_id, env=self.env, worker=record)
+        spec = self.manager._jobs[job_id].spec
+        data = {**spec.to_dict(), "device": devices.worker_device(spec.device, self.plan)}
+        try:
+            worker.send({"op": "run", "job_id": job_id, "spec": data})
+            outcome = self._pump(job_id, worker)
+        except WorkerDied as exc:
+            outcome = self._drop_worker(
+                "failed", f"{exc} while running this job; the worker was restarted"
+            )
+        finally:
+            if self.state == "busy":
+                self.state = "idle"
+        disturbed = outcome.pop("disturbed", None) or []
+        outcome["device"] = devices.recorded_device(outcome.get("device"), self.plan)
+        return {**outcome, "worker": {**record, "disturbed_by": disturbed}}
+
+    def _pump(self, job_id: str, worker: Any) -> dict[str, Any]:
+        deadline = time.monotonic() + self.manager.timeout_s
+        while True:
+            if self.manager._take_cancel(job_id):
+                return self._drop_worker(
+                    "cancelled", "cancelled while running; the worker was restarted"
+                )
+            if time.monotonic() > deadline:
+                error = (
+                    f"timed out after {self.manager.timeout_s:g} s; "
+                    "the worker was killed and restarted"
+                )
+                return self._drop_worker("failed", error)
+            if self.manager._stopped:
+                return self._drop_worker("cancelled", "the lab closed while this job ran")
+            message = worker.receive(0.1)
+            if message is None:
+                continue
+            if message.get("op") == "progress":
+                self.manager._update(
+                    job_id, stage=message["stage"], done=message["done"], total=message["total"]
+                )
+            elif message.get("op") == "result":
+                started, finished = self._stamps(message)
+                return {
+                    "state": message["status"],
+                    "result": message.get("result"),
+                    "error": message.get("error"),
+                    "device": message.get("device"),
+                    "stage": "",
+                    "worker_started": started,
+                    "worker_finished": finished,
+                    "memory_after": message.get("memory_after"),
+                    "process_probe": message.get("process_probe"),
+                    "disturbed": message.get("disturbed") or [],
+                }
+
+    def _stamps(self, message: dict[str, Any]) -> tuple[float | None, float | None]:
+        """The worker's start and end on this host's monotonic clock. A node's monotonic clock
+        is its own: its wall-clock stamps (NTP-synced, ms apart at worst) are mapped instead."""
+        if self.plan.local:
+            return message.get("started_mono"), message.get("finished_mono")
+        offset = time.time() - time.monotonic()
+        wall = (message.get("started_at"), message.get("finished_at"))
+        return tuple(None if w is None else w - offset for w in wall)  # type: ignore[return-value]
+
+    def _drop_worker(self, state: str, error: str) -> dict[str, Any]:
+        self.pool.drop()
+        self.state = "restarting"
+        self.restarts += 1
+        return {"state": state, "error": error, "stage": ""}
+
+
+def _gpu_name(env: dict[str, Any]) -> str:
+    gpus = env.get("gpus") or []
+    return gpus[0]["name"] if gpus else ("cpu" if env else "")

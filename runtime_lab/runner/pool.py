@@ -1,0 +1,121 @@
+"""The worker that runs jobs, and a warm spare that takes over when a job has disturbed it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime_lab.runner.process import WorkerDied, WorkerProcess
+
+
+def worker_record(
+    worker: Any, jobs_before: int, retired_for: list[str], from_spare: bool
+) -> dict[str, Any]:
+    """A run's `worker` record: which process ran it, how many jobs it ran before, and whether
+    it replaced one that a tool disturbed (local pools and the Ray backend alike)."""
+    fresh = jobs_before == 0
+    return {
+        "pid": worker.pid,
+        "jobs_before": jobs_before,
+        "fresh_after_disturbed": fresh and bool(retired_for),
+        "previous_disturbed_by": list(retired_for) if fresh else [],
+        "started_as_spare": from_spare,
+        "ready_mono": worker.ready_mono,  # its hello, on the server's time.monotonic()
+        "disturbed_by": [],
+    }
+
+
+class WorkerPool:
+    """At most one worker runs jobs; a spare, started only while no job runs (its start-up
+    would compete with a job's timing for CPU and GPU), waits with CUDA initialised."""
+
+    def __init__(self, extra_env: dict[str, str], spare: bool = True):
+        self.extra_env = dict(extra_env)
+        self.use_spare = spare
+        self.current: WorkerProcess | None = None
+        self.spare: WorkerProcess | None = None
+        self._starting: WorkerProcess | None = None
+        self.closed = False
+        self.jobs_run = 0  # jobs the current worker has been sent
+        self.replaced = 0  # workers retired because a job disturbed them
+        self._retired_for: list[str] = []  # why the current worker's predecessor was retired
+        self._from_spare = False
+        self.starting_spare = False  # a job queued meanwhile waits for it
+
+    def _start(self) -> WorkerProcess:
+        worker = WorkerProcess(extra_env=self.extra_env)
+        self._starting = worker
+        try:
+            worker.start()
+        finally:
+            self._starting = None
+        if self.closed:
+            worker.stop()
+            raise WorkerDied("the lab is closing")
+        return worker
+
+    def ensure(self) -> WorkerProcess:
+        """The worker for the next job: the current one, else the spare, else a new one
+        (WorkerDied or OSError when it cannot start)."""
+        if self.current is not None and self.current.alive():
+            return self.current
+        spare, self.spare = self.spare, None
+        if spare is not None and spare.alive():
+            self.current, self._from_spare = spare, True
+        else:
+            if spare is not None:
+                spare.kill()  # died while it waited (OOM killer, say)
+            self.current, self._from_spare = None, False
+            self.current = self._start()
+        self.jobs_run = 0
+        return self.current
+
+    def wants_spare(self) -> bool:
+        """Whether start_spare() would start one (a lane asks before it gives up its lock)."""
+        return (
+            self.use_spare
+            and not self.closed
+            and not self.starting_spare
+            and (self.spare is None or not self.spare.alive())
+        )
+
+    def start_spare(self) -> None:
+        """Start the spare now, blocking; the dispatcher calls it only with an empty queue."""
+        if not self.use_spare or self.closed or (self.spare is not None and self.spare.alive()):
+            return
+        self.starting_spare = True
+        try:
+            self.spare = self._start()
+        except (WorkerDied, OSError):
+            self.spare = None  # the next replacement starts cold, as after a crash
+        finally:
+            self.starting_spare = False
+
+    def sent(self) -> dict[str, Any]:
+        """Call when a job goes to the current worker: the run's `worker` record."""
+        record = worker_record(self.current, self.jobs_run, self._retired_for, self._from_spare)
+        self.jobs_run += 1
+        return record
+
+    def retire(self, reasons: list[str]) -> None:
+        """The current worker ran a job that turned a tool on: kill it (nothing in it is worth
+        a polite exit, which took seconds after a profiler session) and reap it, so its exit
+        overlaps no timing; the next job goes to a fresh one."""
+        if self.current is not None:
+            self.current.kill()
+        self.current, self._retired_for = None, list(reasons)
+        self.replaced += 1
+
+    def drop(self) -> None:
+        """The current worker died, hung or was cancelled: kill it."""
+        if self.current is not None:
+            self.current.kill()
+        self.current, self._retired_for = None, []
+
+    def close(self) -> None:
+        self.closed = True
+        starting = self._starting
+        if starting is not None:
+            starting.kill()  # its start() in the dispatcher thread then fails and returns
+        for worker in (self.current, self.spare):
+            if worker is not None:
+                worker.stop()

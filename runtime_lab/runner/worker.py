@@ -1,0 +1,234 @@
+"""The GPU worker program (`python -m runtime_lab.runner.worker`): owns CUDA, runs one job at a time."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import json
+import os
+import re
+import sys
+import threading
+import time
+import traceback
+from multiprocessing import AuthenticationError
+from multiprocessing.connection import Client
+from typing import Any
+
+AUTHKEY_ENV = "RUNTIME_LAB_AUTHKEY"
+PROGRESS_EVERY_S = 0.1
+MAX_ERROR_CHARS = 4000
+
+
+def _send(conn, message: dict[str, Any]) -> None:
+    # JSON, not pickle: nothing that crosses the pipe is ever executed
+    conn.send_bytes(json.dumps(message, default=str).encode())
+
+
+def _watch_parent(parent_pid: int) -> None:
+    """Exit when the server that started us is gone, so no orphan keeps holding GPU memory."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent_pid:
+            os._exit(0)
+
+
+class _Progress:
+    """Throttled progress messages: a timing loop may call this thousands of times a second."""
+
+    def __init__(self, conn, job_id: str):
+        self.conn, self.job_id, self.last = conn, job_id, 0.0
+
+    def __call__(self, stage: str, done: int | None = None, total: int | None = None) -> None:
+        now = time.monotonic()
+        if now - self.last < PROGRESS_EVERY_S and not (done is not None and done == total):
+            return
+        self.last = now
+        _send(
+            self.conn,
+            {"op": "progress", "job_id": self.job_id, "stage": stage, "done": done, "total": total},
+        )
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:,.2f} GiB"
+
+
+def _oom_figures(exc: BaseException, text: str) -> str | None:
+    """'tried to allocate X on D, Y free' for a CUDA or host allocation failure, else None."""
+    import psutil
+    import torch
+
+    cpu = "can't allocate memory" in text  # c10's DefaultCPUAllocator raises a RuntimeError
+    if not (isinstance(exc, torch.OutOfMemoryError) or cpu):
+        return None
+    asked = re.search(r"[Tt]ried to allocate ([0-9.]+) ?(bytes|[KMGT]iB)", text)
+    needed = "an unknown amount"
+    if asked:
+        power = {"bytes": 0, "KiB": 1, "MiB": 2, "GiB": 3, "TiB": 4}[asked.group(2)]
+        needed = _gib(float(asked.group(1)) * 1024**power)
+    if cpu:
+        available = psutil.virtual_memory().available
+        return f"tried to allocate {needed} on cpu; {_gib(available)} of host RAM available"
+    free, total = torch.cuda.mem_get_info()
+    return f"tried to allocate {needed} on cuda; {_gib(free)} of {_gib(total)} GPU memory free"
+
+
+def _describe(exc: BaseException) -> tuple[str, bool]:
+    """A readable reason, and whether the CUDA context may be broken (then the worker restarts)."""
+    text = f"{type(exc).__name__}: {exc}".strip()
+    try:
+        figures = _oom_figures(exc, text)
+    except Exception:  # e.g. a broken CUDA context: the reason must still get out
+        figures = None
+    if figures:
+        return f"out of memory: {figures}. {text}"[:MAX_ERROR_CHARS], False
+    broken = "CUDA error" in text or type(exc).__name__ == "AcceleratorError"
+    tail = "".join(traceback.format_exception(exc)[-3:])
+    return (text + "\n" + tail)[:MAX_ERROR_CHARS], broken
+
+
+def _probe() -> dict[str, Any]:
+    """The process probe (lab/probe.py); a failing probe costs neither the job nor the worker."""
+    from runtime_lab.lab import probe
+
+    try:
+        return probe.take()
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]}
+
+
+def _start_up() -> tuple[str, dict[str, Any]]:
+    """Threads, tool tracking and the baseline probe, before the hello: a spare that has said
+    hello has CUDA initialised. Returns why the thread count, and the baseline."""
+    import torch
+
+    # Dynamo and Inductor take seconds to import: pay that while the worker (or spare) starts,
+    # not in the first compiling job a user waits for
+    import torch._dynamo
+    import torch._inductor.config
+
+    from runtime_lab.env import choose_torch_threads
+    from runtime_lab.lab import tooling
+
+    threads, source = choose_torch_threads()
+    torch.set_num_threads(threads)
+    tooling.install()
+    tooling.take()  # a sanitizer on from the environment shows up after the first job
+    return source, _probe()
+
+
+def run_job(
+    conn, job_id: str, spec_data: dict[str, Any], baseline: dict[str, Any] | None = None
+) -> bool:
+    """Run one job and send its outcome; returns False when the worker must restart."""
+    from runtime_lab import registry
+    from runtime_lab.lab import base, tooling
+    from runtime_lab.results import to_plain
+    from runtime_lab.runner import probe as probe_figures
+    from runtime_lab.spec import RunSpec, SpecError
+
+    # monotonic stamps (CLOCK_MONOTONIC, one clock for every process on the host): the server
+    # checks with them that jobs never overlap; wall-clock stamps are for people
+    started_mono, started = time.monotonic(), time.time()
+    outcome: dict[str, Any] = {
+        "op": "result",
+        "job_id": job_id,
+        "started_at": started,
+        "started_mono": started_mono,
+        # first of all: what this process's state does to host-side times right now
+        "process_probe": probe_figures.compare(_probe(), baseline),
+    }
+    keep_going = True
+    try:
+        spec = RunSpec.from_dict(spec_data)
+        device = base.resolve_device(spec)
+        module = registry.run_module(spec.experiment)
+        base.check_fits(module.estimate_bytes(spec), device)
+        outcome["device"] = str(device)
+        result = module.run(spec, base.Context(device=device, progress=_Progress(conn, job_id)))
+        outcome.update(status="done", result=to_plain(result))
+    except (base.Refused, SpecError) as exc:
+        outcome.update(status="refused", error=str(exc))
+    except Exception as exc:  # a job's failure costs that job, never the worker loop
+        reason, broken = _describe(exc)
+        outcome.update(status="failed", error=reason)
+        keep_going = not broken
+    finally:
+        # a tool turned on leaves the process slower for later jobs: the server replaces us
+        outcome["disturbed"] = tooling.take()
+        outcome["memory_after"] = _release_memory()
+        _prune_artefacts()
+    outcome["finished_at"], outcome["finished_mono"] = time.time(), time.monotonic()
+    _send(conn, outcome)
+    return keep_going
+
+
+def _prune_artefacts() -> None:
+    """Keep the data dir's traces and snapshots bounded; a full or read-only disk is no reason
+    to fail a job that already has its result."""
+    from runtime_lab import config
+
+    with contextlib.suppress(OSError):
+        config.prune_artefacts(config.data_dir())
+
+
+def _release_memory() -> dict[str, int]:
+    """Free what the job left behind; returns what is still held (checked by the tests)."""
+    import psutil
+    import torch
+
+    gc.collect()
+    held = {"rss_bytes": psutil.Process().memory_info().rss}
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        # cuBLAS keeps a workspace per (handle, stream) in the caching allocator (32 MiB each
+        # on the H200) for the life of the process: every job's new side streams would add
+        # theirs (160 MiB per streams job, measured). No captured graph here holds a matmul.
+        clear_workspaces = getattr(torch._C, "_cuda_clearCublasWorkspaces", None)
+        if clear_workspaces is not None:
+            clear_workspaces()
+        torch.cuda.empty_cache()
+        held["cuda_allocated_bytes"] = torch.cuda.memory_allocated()
+        held["cuda_reserved_bytes"] = torch.cuda.memory_reserved()
+    return held
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Runtime Lab GPU worker (started by the server)")
+    parser.add_argument("--address", required=True, help="host:port of the server's listener")
+    args = parser.parse_args(argv)
+    host, port = args.address.rsplit(":", 1)
+    key = bytes.fromhex(os.environ.pop(AUTHKEY_ENV, ""))
+    try:
+        conn = Client((host, int(port)), authkey=key)
+    except (OSError, EOFError, AuthenticationError):
+        return 0  # the server gave up on us (closed or restarted) before we were up
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    from runtime_lab.env import fingerprint
+
+    threads_source, baseline = _start_up()
+    try:
+        hello = {"op": "hello", "pid": os.getpid(), "env": fingerprint(threads_source)}
+        _send(conn, {**hello, "probe": baseline})
+    except OSError:
+        return 0
+    while True:
+        try:
+            message = json.loads(conn.recv_bytes())
+        except (EOFError, OSError):
+            return 0  # the server went away
+        except ValueError:
+            continue  # not JSON (e.g. a pickle): read as data, never run; ignored
+        if not isinstance(message, dict):
+            continue
+        if message.get("op") == "shutdown":
+            return 0
+        if message.get("op") == "run" and not run_job(
+            conn, message["job_id"], message["spec"], baseline
+        ):
+            return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

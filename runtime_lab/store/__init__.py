@@ -1,0 +1,1 @@
+"""The store: the run history, bundles (export/import) and what the history estimates."""

@@ -1,0 +1,1 @@
+"""Views shared by every experiment: tidy frames, Altair charts, chart export, number formats."""

@@ -1,0 +1,153 @@
+"""End-to-end: a real Streamlit server driven by headless Chromium through Playwright."""
+
+import gzip
+import importlib
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+RUN_TIMEOUT_MS = 90_000
+sys.path.insert(0, str(REPO / "scripts"))
+serving = importlib.import_module("rss_benchmark")  # server health check and Chromium flags
+CHROMIUM, CHROMIUM_ARGS = serving.CHROMIUM, serving.CHROMIUM_ARGS
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is not installed", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("lab-data")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, data_dir):
+    """The app served on a free port with its own data dir; yields the base URL."""
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    proc, url = serving.start_server(str(data_dir), log)
+    try:
+        yield url
+    finally:
+        serving.stop_server(proc)  # the server and its worker, as one process group
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()
+
+
+def wait_idle(page, timeout_ms=5_000):
+    """Wait until Streamlit's 'running' indicator is gone."""
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout_ms)
+
+
+def open_page(page, url, title):
+    page.goto(url)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
+    wait_idle(page)
+
+
+def choose(page, label, option):
+    """Streamlit selectboxes are comboboxes: open the list, then click the option."""
+    page.get_by_test_id("stSelectbox").filter(has_text=label).get_by_role("combobox").click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def test_streams_run_on_cpu(server, page):
+    open_page(page, server, "Streams & events")
+    page.get_by_test_id("stTextInput").filter(has_text="Shape").locator("input").fill("128x128")
+    choose(page, "Device", "cpu")
+    page.get_by_role("button", name="Run", exact=True).click()
+
+    success = page.get_by_test_id("stAlertContentSuccess").filter(has_text="max_abs_diff")
+    expect(success).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    wait_idle(page)
+    charts = page.get_by_test_id("stVegaLiteChart")
+    expect(charts.first.locator("canvas, svg").first).to_be_visible()
+    tolerance = page.get_by_test_id("stMetric").filter(has_text="tolerance")
+    expect(tolerance.get_by_test_id("stMetricValue")).to_have_text("pass")
+
+
+def test_history_lists_the_run(server, page):
+    open_page(page, server, "History")
+    main = page.get_by_test_id("stMain")  # the sidebar has its own (collapsed) dataframe
+    expect(main.get_by_test_id("stDataFrame").first).to_be_visible()
+    # The grid is a canvas; the selectbox names each run in text (its combobox input's value).
+    opened = main.get_by_role("combobox", name="Open run")
+    expect(opened).to_have_value(re.compile(r"streams 128x128 float32 cpu"))
+
+
+def test_fusion_run_on_cpu(server, page):
+    open_page(page, server, "Fusion & compile")
+    page.get_by_test_id("stTextInput").filter(has_text="Shape").locator("input").fill("128x128")
+    choose(page, "Device", "cpu")
+    page.get_by_role("button", name="Run", exact=True).click()
+    # a cold C++ compile on this CPU takes 15-25 s, then every mode is checked and timed
+    success = page.get_by_test_id("stAlertContentSuccess").filter(has_text="fusion CPU 128x128")
+    expect(success).to_be_visible(timeout=4 * RUN_TIMEOUT_MS)
+    wait_idle(page)
+    expect(success).to_contain_text("inductor 1 kernel vs eager 4")
+    charts = page.get_by_test_id("stVegaLiteChart")
+    expect(charts.nth(3)).to_be_visible()  # kernels, compile, bandwidth, time per call
+    compiled = page.get_by_test_id("stMetric").filter(has_text="inductor kernels/call")
+    expect(compiled.get_by_test_id("stMetricValue")).to_have_text("1")
+
+
+def test_history_draws_an_h200_streams_run(server, page, data_dir):
+    """A run recorded on the H200, stored in this server's history, redrawn in the browser:
+    the per-stream timeline renders without a GPU."""
+    from runtime_lab.store.history import History
+
+    run = json.loads(
+        gzip.decompress((REPO / "tests/fixtures/h200/streams-run.json.gz").read_bytes())
+    )
+    run["result"]["trace_file"] = None
+    stored = {**run, "job_id": "h200", "experiment": "streams", "device": "cuda:0"}
+    stored["label"] = "streams 4096x4096 float32 cuda:0 (H200)"
+    History(data_dir / "history.sqlite3").add(stored)
+    open_page(page, server, "History")
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("combobox", name="Open run")).to_have_value(re.compile("H200"))
+    success = page.get_by_test_id("stAlertContentSuccess").filter(has_text="streams cuda:0")
+    expect(success).to_contain_text("correct: 0/20 wrong")
+    wait_idle(page, 60_000)  # nine timelines, overlap and timing charts to draw
+    timeline = page.get_by_test_id("stVegaLiteChart").nth(2)
+    expect(timeline.locator("canvas, svg").first).to_be_visible()
+    metric = page.get_by_test_id("stMetric").filter(has_text="missing-producer-wait: wrong results")
+    expect(metric.get_by_test_id("stMetricValue")).to_have_text("20 / 20")
+    if os.environ.get("RUNTIME_LAB_SCREENSHOTS"):
+        page.screenshot(
+            path=os.environ["RUNTIME_LAB_SCREENSHOTS"] + "/streams-h200.png", full_page=True
+        )
+
+
+def test_a_page_url_opened_directly_keeps_the_lab_navigation(server, page):
+    """A bookmarked page URL runs app.py's st.navigation, not a legacy pages/ folder listing."""
+    assert not (REPO / "pages").exists(), "a pages/ folder turns on Streamlit's legacy MPA"
+    page.goto(f"{server}/streams")
+    expect(page.get_by_role("heading", name="Streams & events", level=1)).to_be_visible()
+    nav = page.get_by_test_id("stSidebarNav")
+    expect(nav.get_by_role("link", name="Fusion & compile", exact=True)).to_be_visible()
+    expect(nav.get_by_role("link", name="streams", exact=True)).to_have_count(0)

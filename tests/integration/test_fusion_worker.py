@@ -1,0 +1,123 @@
+"""The fusion experiment through the real worker on CPU: kernels, tolerance, compile latency."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from runtime_lab.registry import result_from_record, summary
+from runtime_lab.runner.jobs import JobManager
+from runtime_lab.spec import build_spec
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def fusion_run(tmp_path_factory):
+    jobs = JobManager(data_dir=tmp_path_factory.mktemp("fusion"), timeout_s=600)
+    try:
+        spec = build_spec(
+            "fusion", "256x256", device="cpu", warmup=2, repeat=5, options={"sweep": "64,128"}
+        )
+        job = jobs.wait(jobs.submit(spec), 600)
+    finally:
+        jobs.close()
+    assert job.state == "done", job.error
+    return job.as_run()
+
+
+def test_every_mode_checked_then_timed(fusion_run):
+    result = result_from_record("fusion", fusion_run["result"])
+    modes = {m.mode: m for m in result.modes}
+    assert list(modes) == [
+        "eager",
+        "inductor",
+        "inductor-reduce-overhead",
+        "dynamo-eager",
+        "cuda-graph",
+    ]
+    assert not modes["cuda-graph"].ran and "need a GPU" in modes["cuda-graph"].error
+    for name in ("eager", "inductor", "dynamo-eager"):
+        mode = modes[name]
+        assert mode.ran and mode.tolerance_passed and mode.max_abs_diff_fp64 < 1e-5
+        assert len(mode.timing.host_ms) == 5 and min(mode.timing.host_ms) > 0
+
+
+def test_cpu_kernel_lists_show_fusion(fusion_run):
+    modes = {m.mode: m for m in result_from_record("fusion", fusion_run["result"]).modes}
+    eager = {k.name for k in modes["eager"].kernels}
+    assert {"aten::add", "aten::silu", "aten::sub", "aten::mul"} <= eager
+    fused = [k.name for k in modes["inductor"].kernels]
+    assert len(fused) == 1 and "cpp_fused_add_mul_silu_sub" in fused[0]
+    assert modes["inductor"].kernel_count == 1 and modes["eager"].kernel_count == 4
+    # backend="eager" captures the graph but does not fuse: the same four aten ops
+    assert {k.name for k in modes["dynamo-eager"].kernels} == eager
+    assert "cpp_fused_add_mul_silu_sub" in modes["inductor"].generated_code
+    assert Path(modes["inductor"].trace_file).exists()
+    trace = json.loads(Path(modes["inductor"].trace_file).read_text())
+    assert trace["traceEvents"]
+
+
+def test_compile_latency_cold_warm_cache_warm_process(fusion_run):
+    inductor = next(
+        m for m in result_from_record("fusion", fusion_run["result"]).modes if m.mode == "inductor"
+    )
+    latency = {c.scenario: c for c in inductor.compile}
+    cold, warm, process = latency["cold"], latency["warm-cache"], latency["warm-process"]
+    assert cold.fx_cache_misses == 1 and cold.inductor_s > 0 and cold.dynamo_s > 0
+    assert warm.fx_cache_hits == 1 and warm.fx_cache_misses == 0
+    assert process.compiles == 0
+    assert cold.first_call_s > warm.first_call_s > process.first_call_s
+
+
+def test_summary_keys_and_sweep(fusion_run):
+    figures = summary(fusion_run)
+    for key in (
+        "eager_kernel_names",
+        "compiled_kernel_names",
+        "max_abs_diff",
+        "cold_compile_s",
+        "warm_cache_compile_s",
+        "steady_state_ms",
+        "achieved_gbps",
+        "copy_ceiling_gbps",
+        "predicted_speedup",
+        "measured_speedup",
+    ):
+        assert figures[key] is not None, key
+    assert figures["predicted_speedup"] == pytest.approx(11 / 3)
+    assert figures["copy_ceiling_gbps"] > 0
+    sweep = fusion_run["result"]["sweep"]
+    assert {(p["mode"], p["side"]) for p in sweep} >= {("eager", 64), ("inductor", 128)}
+
+
+def test_cpu_run_records_lab_and_benchmark_clocks_and_the_best_ceiling(fusion_run):
+    result = result_from_record("fusion", fusion_run["result"])
+    assert result.timed_before_profiling
+    for mode in (m for m in result.modes if m.ran):
+        by = {c.clock: c for c in mode.clocks}
+        assert list(by) == ["lab", "torch.utils.benchmark"], mode.mode  # no do_bench on CPU
+        assert by["lab"].samples_ms == mode.timing.primary_ms
+        bench = by["torch.utils.benchmark"]
+        assert bench.samples_ms and bench.median_ms > 0 and "no L2 flush" in bench.detail
+    assert result.add_gbps > 0 and result.copy_ceiling_gbps > 0
+    assert result.ceiling_gbps == max(result.add_gbps, result.copy_ceiling_gbps)
+    figures = summary(fusion_run)
+    assert set(figures["clocks"]["eager"]) == {"lab", "torch.utils.benchmark"}
+    assert figures["naive_speedup"] > 0 and figures["ceiling_source"]
+    assert figures["ceiling_gbps"] == result.ceiling_gbps
+
+
+def test_tolerance_accepts_a_more_accurate_low_precision_result():
+    import torch
+
+    from runtime_lab.fusion.run import _compare
+
+    spec = build_spec("fusion", "8", dtype="bfloat16", device="cpu")
+    ref64 = torch.tensor([1e-3, 1.0, 17.0], dtype=torch.float64)
+    fused = ref64.to(torch.bfloat16)  # rounded once: the closest bf16 values
+    eager = fused + torch.tensor([2**-9, 0.0, 0.125], dtype=torch.bfloat16)  # rounded per step
+    checks = _compare(fused, eager, ref64, spec)
+    assert checks["max_abs_diff"] > 0.1 and checks["tolerance_passed"]
+    wrong = fused + torch.tensor([0.0, 0.5, 0.0], dtype=torch.bfloat16)
+    assert not _compare(wrong, eager, ref64, spec)["tolerance_passed"]

@@ -1,0 +1,210 @@
+"""The package layout holds: no import cycles, a torch-free core, one registry, small modules."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from runtime_lab import registry
+
+ROOT = Path(__file__).resolve().parents[2]
+PKG = ROOT / "runtime_lab"
+STAGES = ("info", "run", "result", "figures", "report", "compare")
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in PKG.rglob("*.py"):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        found[name.removesuffix(".__init__")] = path
+    return found
+
+
+def _imports(name: str, path: Path, top_level_only: bool = False) -> set[str]:
+    """Every module named by an import statement (function-level ones too, unless asked)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            found.add(base)
+            found |= {f"{base}.{a.name}" for a in node.names}
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    graph = {}
+    for name, path in modules.items():
+        targets = set()
+        for target in _imports(name, path):
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target not in (name, "runtime_lab"):
+                targets.add(target)
+        graph[name] = targets
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycle_counting_function_level_imports():
+    graph = _graph()
+    assert len(graph) > 50 and sum(map(len, graph.values())) > 150  # the graph is really read
+    assert _cycles(graph) == []
+
+
+def test_cycle_finder_sees_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def _torch_side(name: str) -> bool:
+    parts = name.split(".")
+    return len(parts) > 2 and (parts[1] == "lab" or parts[-1].startswith("run"))
+
+
+def test_only_the_worker_side_imports_torch():
+    """Module-level torch imports only in lab/, an experiment's run*.py, or what only they use."""
+    modules = _modules()
+    graph = _graph()
+    importers = {m: {n for n, targets in graph.items() if m in targets} for m in modules}
+    allowed = {m for m in modules if _torch_side(m)}
+    changed = True
+    while changed:  # a module imported only by worker-side modules is worker-side too
+        more = {m for m in modules if importers[m] and importers[m] <= allowed} - allowed
+        allowed |= more
+        changed = bool(more)
+    uses_torch = {
+        m
+        for m, path in modules.items()
+        if any(t == "torch" or t.startswith("torch.") for t in _imports(m, path, True))
+    }
+    assert uses_torch, "the scan found no torch import at all"
+    assert uses_torch <= allowed, sorted(uses_torch - allowed)
+
+
+def test_server_side_modules_do_not_import_torch():
+    names = [
+        "ui.shell",
+        "ui.form",
+        "ui.results",
+        "ui.compare",
+        "cli.main",
+        "compare.comparison",
+        "cli.compare",
+        "runner.jobs",
+        "store.history",
+        "store.bundle",
+        "store.bundle_check",
+        "cli.bundles",
+        "registry",
+        "spec",
+        "report",
+        "view.frames",
+        "view.charts",
+    ]
+    stages = ("info", "result", "figures", "report", "compare")
+    names += [f"{e}.{s}" for e in registry.NAMES for s in stages]
+    names += [f"{e}.{s}" for e in registry.NAMES for s in ("frames", "charts")]
+    present = [n for n in names if (PKG / (n.replace(".", "/") + ".py")).exists()]
+    assert len(present) > 30
+    code = (
+        "import importlib, sys\n"
+        f"for name in {present!r}:\n"
+        "    importlib.import_module('runtime_lab.' + name)\n"
+        "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_check_would_see_torch():
+    code = "import runtime_lab.lab.base, sys; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.stdout.strip() == "True"
+
+
+@pytest.mark.parametrize("name", registry.NAMES)
+def test_every_experiment_has_the_same_stages(name):
+    for stage in STAGES:
+        assert (PKG / name / f"{stage}.py").is_file(), f"{name}/{stage}.py"
+    info = registry.EXPERIMENTS[name]
+    assert info.name == name and info.title and info.summary
+    if not info.hidden:
+        page = ROOT / "app_pages" / f"{name}.py"
+        assert f'ui.experiment_page("{name}")' in page.read_text()
+        assert info.intro and info.icon
+
+
+def test_registry_lists_every_experiment_package():
+    packages = {p.parent.name for p in PKG.glob("*/info.py")}
+    assert packages == set(registry.NAMES)
+
+
+def test_no_table_keyed_by_experiment_name_outside_the_registry():
+    """A dict literal whose keys are experiment names is a second registry."""
+    names = set(registry.NAMES)
+    for path in [*PKG.rglob("*.py"), *(ROOT / "app_pages").glob("*.py"), ROOT / "app.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Dict):
+                keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+                assert len(keys & names) < 2, f"{path.relative_to(ROOT)}:{node.lineno}"
+
+
+def test_unknown_experiment_is_never_imported():
+    with pytest.raises(KeyError, match="unknown experiment"):
+        registry.result_from_record("os", {"a": 1})
+
+
+def test_modules_and_pages_stay_small():
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in PKG.rglob("*.py")
+        if (n := len(p.read_text().splitlines())) > 310
+    }
+    assert long == {}
+    pages = {p.name: len(p.read_text().splitlines()) for p in (ROOT / "app_pages").glob("*.py")}
+    assert max(pages.values()) <= 40, pages

@@ -1,0 +1,126 @@
+"""AppTest for app.py and every page: navigation, a real run through the worker, failures shown."""
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from apphelpers import open_page, poll_until
+from streamlit.testing.v1 import AppTest
+
+from runtime_lab import ui
+from runtime_lab.ui.shell import WORKER_DOTS
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def _run_streams(at, shape="64x64", repeat=5):
+    at.text_input[0].set_value(shape)
+    at.selectbox[1].set_value("cpu")
+    at.number_input[1].set_value(repeat)
+    at.button[0].click()
+    at.run()
+
+
+def test_overview_and_sidebar(app):
+    assert not app.exception
+    assert app.title[0].value == "Runtime Lab"
+    assert ui.manager().wait  # the manager is a per-server singleton shared with the test
+    deadline = time.monotonic() + 120
+    idle = lambda: all(x["worker_state"] == "idle" for x in ui.manager().status()["lanes"])  # noqa: E731
+    while not (ui.manager().env and idle()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    # AppTest drops st.navigation apps' sidebar on reruns (a real browser keeps it): fresh run
+    fresh = AppTest.from_file(APP, default_timeout=60)
+    fresh.run()
+    sidebar = [m.value for m in fresh.sidebar.markdown]
+    workers = [m for m in sidebar if m.startswith("**Worker")]  # one line per device's worker
+    assert len(workers) == len(ui.manager().lanes), sidebar
+    assert all(f"{WORKER_DOTS['idle']} idle (pid " in m for m in workers), sidebar
+    gpus = ui.manager().env["gpus"]
+    expected = gpus[0]["name"] if gpus else "CPU only"
+    assert any(expected in m for m in sidebar)
+    assert fresh.sidebar.expander[0].label == "Environment"
+
+
+def test_streams_page_runs_on_cpu_and_draws_charts(app):
+    at = open_page(app, "app_pages/streams.py")
+    assert at.title[0].value == "Streams & events"
+    _run_streams(at)
+    poll_until(at, lambda a: len(a.success) > 0)
+    assert "max_abs_diff 0.000e+00" in at.success[0].value
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["tolerance"] == "pass"
+    assert len(at.get("vega_lite_chart")) == 1  # timing only: no stream chain on CPU
+    assert any("CUDA streams and events need a GPU" in c.value for c in at.caption)
+
+
+def test_bad_shape_is_a_message_not_a_run(app):
+    at = open_page(app, "app_pages/streams.py")
+    at.text_input[0].set_value("0x-3")
+    at.button[0].click()
+    at.run()
+    assert not at.exception
+    assert any("shape" in e.value and "1 to 4" in e.value for e in at.error)
+    assert ui.manager().history.list() == []
+
+
+def test_device_choices_are_the_machines_own(app):
+    at = open_page(app, "app_pages/streams.py")
+    poll_until(at, lambda a: bool(ui.manager().env))
+    gpus = ui.manager().env["gpus"]
+    assert at.selectbox[1].options == ["auto", "cpu"] + [f"cuda:{g['index']}" for g in gpus]
+
+
+def test_killed_worker_shows_a_failed_run_and_the_next_succeeds(app):
+    at = open_page(app, "app_pages/streams.py")
+    _run_streams(at, shape="512x512", repeat=10000)
+    jobs = ui.manager()
+    poll_until(
+        at,
+        lambda a: (
+            "timing" in (jobs.status()["running"] or "")
+            or any("timing" in m.value for m in a.markdown)
+        ),
+        120,
+    )
+    os.kill(jobs.status()["worker_pid"], signal.SIGKILL)
+    poll_until(at, lambda a: any("failed" in e.value for e in a.error))
+    assert any("SIGKILL" in c.value for c in at.caption)
+    _run_streams(at, shape="64x64", repeat=5)
+    poll_until(at, lambda a: len(a.success) > 0)
+    statuses = [r["status"] for r in jobs.history.list()]
+    assert statuses == ["done", "failed"]
+
+
+def test_history_page_lists_opens_and_deletes(app):
+    at = open_page(app, "app_pages/streams.py")
+    _run_streams(at)
+    poll_until(at, lambda a: len(a.success) > 0)
+    at = open_page(at, "app_pages/history.py")
+    assert at.title[0].value == "History"
+    assert any("streams 64x64" in option for option in at.selectbox[2].options)
+    assert len(at.get("vega_lite_chart")) == 1
+    next(b for b in at.button if b.label.startswith("Delete run")).click()  # not Compare
+    at.run()
+    assert any("No runs recorded yet" in i.value for i in at.info)
+
+
+def test_history_redraws_a_stored_fusion_run(app):
+    from test_fusion_frames import _result, _run
+
+    run = _run(_result())
+    stored = {
+        **run,
+        "job_id": "j",
+        "experiment": "fusion",
+        "device": "cuda:0",
+        "label": "fusion 4096x4096 float32 cuda:0",
+    }
+    stored |= {"env": {}, "error": None, "created_at": 1.0, "started_at": 1.0, "finished_at": 2.0}
+    run_id = ui.manager().history.add(stored)
+    at = open_page(app, "app_pages/history.py")
+    assert at.selectbox[2].value == run_id
+    assert at.success[0].value.startswith("fusion cuda:0 4096x4096 float32")
+    assert len(at.get("vega_lite_chart")) == 6
+    assert not at.exception
