@@ -42,7 +42,7 @@ class ExperimentInfo:
 
 MEASURED_DEFAULTS = (
     "the default Run measured with empty compile caches and a warm worker, on a 2-core CPU "
-    "and on an H200 (scripts/page_defaults.py, 2026-12-03)"
+    "and on an H200 (python -m benchmarks page-defaults, 2026-12-03)"
 )
 
 

@@ -1,17 +1,20 @@
 """The one list of experiments, and the one place that dispatches on an experiment's name."""
 
 # Each experiment is a package runtime_lab.<name> with the same stage modules: info (catalog
-# entry, no torch), run (worker side, imports torch), result (typed result), figures (the CLI
-# JSON's headline numbers), report (what its page draws), compare (runs side by side); frames
-# and charts where it draws.
+# entry, no torch), run (worker side, imports torch), result (typed result), report (what its
+# page draws); optionally figures (the CLI JSON's headline numbers) and compare (runs side by
+# side): a missing one means the experiment has none. Frames and charts where it draws.
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
 from runtime_lab.options import ExperimentInfo
+from runtime_lab.record import Run
 from runtime_lab.results import from_plain
 from runtime_lab.runner import probe as probe_figures
 
@@ -30,6 +33,31 @@ def _stage(name: str, stage: str) -> ModuleType:
     return importlib.import_module(f"runtime_lab.{name}.{stage}")
 
 
+def _optional_stage(name: str, stage: str) -> ModuleType | None:
+    """An optional stage (figures, compare), or None where the experiment has none."""
+    if name not in NAMES:
+        return _stage(name, stage)  # raises: an unknown name is never looked up either
+    if importlib.util.find_spec(f"runtime_lab.{name}.{stage}") is None:
+        return None
+    return _stage(name, stage)
+
+
+class NoComparison:
+    """The compare stage of an experiment without one: no labels, raw samples or charts."""
+
+    LABELS: dict[str, Any] = {}
+    UNITS: dict[str, str] = {}
+    IGNORED: tuple[str, ...] = ()
+
+    @staticmethod
+    def samples(result: Any) -> dict[str, tuple[float, ...]]:
+        return {}
+
+    @staticmethod
+    def charts(results: Any) -> list[tuple[str, Any]]:
+        return []
+
+
 EXPERIMENTS: dict[str, ExperimentInfo] = {name: _stage(name, "info").INFO for name in NAMES}
 
 
@@ -43,9 +71,10 @@ def run_module(name: str) -> ModuleType:
     return _stage(name, "run")
 
 
-def comparison(name: str) -> ModuleType:
-    """The compare stage: figure labels, which figures keep raw samples, the overlaid charts."""
-    return _stage(name, "compare")
+def comparison(name: str) -> Any:
+    """The compare stage: figure labels, which figures keep raw samples, the overlaid charts
+    (NoComparison where the experiment has no compare stage)."""
+    return _optional_stage(name, "compare") or NoComparison
 
 
 def result_from_record(experiment: str, data: dict[str, Any] | None) -> Any:
@@ -55,22 +84,39 @@ def result_from_record(experiment: str, data: dict[str, Any] | None) -> Any:
     return from_plain(_stage(experiment, "result").RESULT_TYPE, data)
 
 
-def build_report(run: dict[str, Any]) -> Any:
-    """The report for a run dict (keys spec, env, status, result, error, …)."""
+# build_report / summary without a result: they load it themselves (one use, one rebuild)
+_LOAD: Any = object()
+
+
+def load(run: Run | Mapping[str, Any]) -> Any:
+    """The typed result of a done run, rebuilt from its stored JSON; None when it has none.
+    Rebuild it once per use and pass it on: build_report(run, result=…), summary(…)."""
+    run = Run.of(run)
+    if run.status != "done":
+        return None
+    return result_from_record(run.spec["experiment"], run.result)
+
+
+def build_report(run: Run | Mapping[str, Any], result: Any = _LOAD) -> Any:
+    """The report for a run (a Run, or plain data read as one: Run.of)."""
     from runtime_lab.report import not_done  # altair and pandas: the worker never needs them
 
-    experiment = run["spec"]["experiment"]
-    if run.get("status") != "done":
+    run = Run.of(run)
+    if run.status != "done":
         return not_done(run)
-    result = result_from_record(experiment, run.get("result"))
+    result = load(run) if result is _LOAD else result
     # what every experiment shares: a flagged process probe, contended timings, a new worker
-    return probe_figures.annotate(_stage(experiment, "report").build(run, result), run)
+    report = _stage(run.spec["experiment"], "report").build(run, result)
+    return probe_figures.annotate(report, run)
 
 
-def summary(run: dict[str, Any]) -> dict[str, Any] | None:
+def summary(run: Run | Mapping[str, Any], result: Any = _LOAD) -> dict[str, Any] | None:
     """Headline figures of a finished run, for the CLI JSON (None where an experiment has none)."""
-    experiment = run["spec"]["experiment"]
-    if run.get("status") != "done":
+    run = Run.of(run)
+    if run.status != "done":
         return None
-    result = result_from_record(experiment, run["result"])
-    return _stage(experiment, "figures").key_figures(result)
+    figures = _optional_stage(run.spec["experiment"], "figures")
+    if figures is None:  # no headline figures (selftest): the JSON carries the result alone
+        return None
+    result = load(run) if result is _LOAD else result
+    return figures.key_figures(result)

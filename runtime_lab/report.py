@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import altair as alt
 import pandas as pd
+
+from runtime_lab.record import Run
 
 
 @dataclass(frozen=True)
@@ -30,35 +33,22 @@ class Report:
     warnings: tuple[str, ...] = ()  # states a reader must not miss, e.g. a limit that was hit
 
 
-RUN_KEYS = (
-    "id",
-    "status",
-    "spec",
-    "env",
-    "device",
-    "result",
-    "error",
-    "created_at",
-    "started_at",
-    "finished_at",
-    "process_probe",  # the job-start probe against the worker's start-up one
-    "worker",  # which worker process ran it, after how many jobs, whether fresh
-)
+def run_json(run: Run | Mapping[str, Any]) -> bytes:
+    """The run's JSON document (Run.document: the keys the CLI's --json writes)."""
+    return json.dumps(Run.of(run).document(), indent=2, default=str).encode()
 
 
-def run_json(run: dict[str, Any]) -> bytes:
-    return json.dumps({k: run.get(k) for k in RUN_KEYS}, indent=2, default=str).encode()
+def run_json_download(run: Run | Mapping[str, Any]) -> tuple[str, str, bytes, str]:
+    run = Run.of(run)
+    name = f"run-{'latest' if run.id is None else run.id}.json"
+    return ("Run JSON", name, run_json(run), "application/json")
 
 
-def run_json_download(run: dict[str, Any]) -> tuple[str, str, bytes, str]:
-    return ("Run JSON", f"run-{run.get('id', 'latest')}.json", run_json(run), "application/json")
-
-
-def not_done(run: dict[str, Any]) -> Report:
+def not_done(run: Run) -> Report:
     """A run that failed, was refused or cancelled: its reason and its JSON, nothing else."""
     return Report(
-        headline=f"{run['spec']['experiment']}: {run.get('status')}",
+        headline=f"{run.spec['experiment']}: {run.status}",
         ok=False,
-        notes=(run.get("error") or "no reason recorded",),
+        notes=(run.error or "no reason recorded",),
         downloads=(run_json_download(run),),
     )

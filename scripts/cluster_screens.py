@@ -1,7 +1,7 @@
 """The Ray backend in a browser: a local Ray head whose custom resources stand in for two GPU
 types, the app pointed at it, "Run on: one GPU of each type", and the compare view it opens.
 
-# .venv/bin/python scripts/cluster_screens.py [--out docs/screens]
+# .venv/bin/python -m scripts.cluster_screens [--out docs/screens]
 Starts `ray start --head` (stopped after), a server with RUNTIME_LAB_RAY_ADDRESS=auto on a fresh
 data dir, and headless Chromium; prints what the sidebar and the compare view say.
 """
@@ -19,11 +19,10 @@ from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import rss_benchmark as serving  # start_server, stop_server, Chromium flags
-import screens  # settle, shoot, sizes
+from benchmarks import serving  # start_server, stop_server, Chromium flags
+from scripts import screens  # settle, shoot, sizes
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = serving.REPO
 RAY = str(Path(sys.executable).parent / "ray")
 TYPES = {"runtime_lab_gpu:demo-a": 1, "runtime_lab_gpu:demo-b": 1}
 

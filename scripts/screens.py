@@ -1,6 +1,6 @@
 """Screenshots of every page into docs/screens/: CPU default runs, then the recorded H200 runs."""
 
-# .venv/bin/python scripts/screens.py [--only cpu|h200] [--out DIR] [--h200 /work/.device/3/h200]
+# .venv/bin/python -m scripts.screens [--only cpu|h200] [--out DIR] [--h200 /work/.device/3/h200]
 #
 # CPU: a server on a fresh data dir; Overview; the Fusion form before Run; each experiment page's
 # Run pressed with the defaults untouched (click-to-report time and load average printed); History.
@@ -23,8 +23,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import rss_benchmark as serving  # start_server, stop_server, Chromium flags
+from benchmarks import serving  # start_server, stop_server, Chromium flags
 
 WIDTH, HEIGHT = 1400, 1000
 MAX_HEIGHT = 9000  # taller pages are cut to their top part (keeps a PNG near 2 MB or less)

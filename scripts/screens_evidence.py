@@ -2,27 +2,24 @@
 and sync records, allocator A/B and memory outside the allocator) redrawn from a history built
 from their run JSONs, and a CPU recompiles run with the new modes and a stance.
 
-.venv/bin/python scripts/screens_evidence.py RUN_JSON... [--out docs/screens]"""
+.venv/bin/python -m scripts.screens_evidence RUN_JSON... [--out docs/screens]"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import re
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import rss_benchmark as serving
-from screens import HEADLINE, HEIGHT, WIDTH, open_page, settle, shoot, wait_worker
-
+from benchmarks import serving
+from runtime_lab.record import Run
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.store.history import History
+from scripts.screens import HEADLINE, HEIGHT, WIDTH, open_page, settle, shoot, wait_worker
 
 TITLES = {name: info.title for name, info in EXPERIMENTS.items()}
 RECOMPILES_LINK = (
@@ -31,14 +28,16 @@ RECOMPILES_LINK = (
 )
 
 
-def _stored(run: dict, i: int) -> dict:
-    """A job's as_run() dict as History stores it (a job id, the experiment, a label)."""
-    return {
-        **run,
-        "job_id": f"h200-evidence-{i}",
-        "experiment": run["spec"]["experiment"],
-        "label": f"{TITLES[run['spec']['experiment']]} (H200, session 5)",
-    }
+def stored(run: dict, i: int) -> Run:
+    """A recorded run document as History stores it (a job id, the experiment, a label)."""
+    return Run.from_dict(
+        {
+            **run,
+            "job_id": f"h200-evidence-{i}",
+            "experiment": run["spec"]["experiment"],
+            "label": f"{TITLES[run['spec']['experiment']]} (H200, session 5)",
+        }
+    )
 
 
 def main() -> None:
@@ -50,7 +49,7 @@ def main() -> None:
         data = Path(tmp) / "data"
         data.mkdir()
         history = History(data / "history.sqlite3")
-        runs = [_stored(json.loads(p.read_text()), i) for i, p in enumerate(args.runs)]
+        runs = [stored(json.loads(p.read_text()), i) for i, p in enumerate(args.runs)]
         ids = history.add_many(runs)
         proc, url = serving.start_server(str(data), Path(tmp) / "server.log")
         try:
@@ -62,7 +61,7 @@ def main() -> None:
                 page.set_default_timeout(60_000)
                 wait_worker(page, url)
                 for run_id, run in zip(ids, runs, strict=True):
-                    name = run["spec"]["experiment"]
+                    name = run.experiment
                     open_page(page, url, "History")
                     box = page.get_by_test_id("stSelectbox").filter(has_text="Open run")
                     box.get_by_role("combobox").click()

@@ -1,23 +1,43 @@
-"""Shared fixtures: an isolated data directory per test, and skipping `gpu` tests without CUDA."""
+"""Shared fixtures: each test's tier marker from its folder, an isolated data directory per test,
+and skipping `gpu` tests without CUDA."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+import replay
 import streamlit as st
 import torch
+from apphelpers import APP
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+TIERS = ("unit", "integration", "e2e", "gpu")  # tests/<tier>/: its marker, so -m picks a tier
+ALONE = ("e2e", "gpu")  # a server and Chromium, or the GPU: `serial`, never beside another test
 
 
 def pytest_collection_modifyitems(config, items):
+    """Mark each test with its folder's tier (and e2e and gpu tests `serial`); skip `gpu` tests
+    on a machine without CUDA."""
+    root = Path(__file__).parent
+    misplaced = []
+    for item in items:
+        if not item.path.is_relative_to(root):
+            continue
+        tier = item.path.relative_to(root).parts[0]
+        if tier in TIERS:
+            item.add_marker(getattr(pytest.mark, tier))
+        if tier in ALONE:
+            item.add_marker(pytest.mark.serial)
+        if tier != "gpu" and item.get_closest_marker("gpu"):
+            misplaced.append(item.nodeid)
+    if misplaced:  # `make test-gpu` runs tests/gpu only: a GPU test elsewhere never runs there
+        raise pytest.UsageError(f"gpu-marked tests belong in tests/gpu: {', '.join(misplaced)}")
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="needs CUDA (no GPU on this machine)")
     for item in items:
-        if "gpu" in item.keywords:
+        if item.get_closest_marker("gpu"):
             item.add_marker(skip)
 
 
@@ -29,14 +49,28 @@ def data_dir(tmp_path, monkeypatch):
     return path
 
 
-@pytest.fixture
-def app(data_dir):
-    """The app under AppTest, run once, with a fresh manager (and worker) on this test's data."""
+def _app_test():
+    """The app under AppTest, run once, with a fresh manager (the cache cleared before and after:
+    on_release closes the manager and stops its workers)."""
     st.cache_resource.clear()
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
     yield at
-    st.cache_resource.clear()  # on_release closes the manager and stops its worker
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def app(data_dir, monkeypatch):
+    """The app on this test's data, its workers a replay pool: a job is answered at once from a
+    recorded CPU run of its experiment, and no process starts. For pages, forms and drawing."""
+    replay.install(monkeypatch)
+    yield from _app_test()
+
+
+@pytest.fixture
+def worker_app(data_dir):
+    """The app on this test's data with a real worker: for tests of what a run really gives."""
+    yield from _app_test()
 
 
 @pytest.fixture(scope="module")

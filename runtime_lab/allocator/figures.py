@@ -20,7 +20,7 @@ def _by_scenario(result: AllocatorResult) -> dict[str, list[StepRecord]]:
     return grouped
 
 
-def empty_cache_cost_ms(result: AllocatorResult) -> float | None:
+def _empty_cache_cost_ms(result: AllocatorResult) -> float | None:
     """Extra ms per step that empty_cache() after every step costs: median round difference."""
     e = result.empty_cache
     if e is None or not e.never_round_ms or not e.every_round_ms:
@@ -81,7 +81,7 @@ def key_figures(result: AllocatorResult) -> dict[str, Any]:
             }
             for st in result.steps
         ],
-        "empty_cache_cost_ms": empty_cache_cost_ms(result),
+        "empty_cache_cost_ms": _empty_cache_cost_ms(result),
         "empty_cache_call_ms": statistics.median(e.call_ms) if e and e.call_ms else None,
         "compiled": _compare(result),
         "side_stream": None

@@ -10,7 +10,7 @@ import pandas as pd
 from runtime_lab.allocator import ab_frames as ab
 from runtime_lab.allocator import charts as ca
 from runtime_lab.allocator import frames as fa
-from runtime_lab.allocator.figures import empty_cache_cost_ms, key_figures
+from runtime_lab.allocator.figures import key_figures
 from runtime_lab.allocator.result import AllocatorResult
 from runtime_lab.report import Metric, Report, run_json_download
 from runtime_lab.view.fmt import fmt_ms
@@ -128,7 +128,7 @@ def _metrics(result: AllocatorResult, figures: dict[str, Any]) -> list[Metric]:
                 f"{fmt_bytes(c['delta_bytes'])}. " + " ".join(WHY_PEAK),
             )
         )
-    cost, e = empty_cache_cost_ms(result), result.empty_cache
+    cost, e = figures["empty_cache_cost_ms"], result.empty_cache
     if cost is not None:
         found.append(
             Metric(
@@ -184,8 +184,7 @@ def _metrics(result: AllocatorResult, figures: dict[str, Any]) -> list[Metric]:
     return found
 
 
-def _charts(result: AllocatorResult) -> list[tuple[str, Any]]:
-    steps = fa.steps_frame(result)
+def _charts(result: AllocatorResult, steps: pd.DataFrame) -> list[tuple[str, Any]]:
     long = fa.steps_long(steps)
     cpu = result.device == "cpu"
     why = (WHY_CPU_TIMELINE, {}) if cpu else (WHY_TIMELINE, SCENARIO_NOTES)
@@ -211,9 +210,9 @@ def _charts(result: AllocatorResult) -> list[tuple[str, Any]]:
     return found
 
 
-def _tables(result: AllocatorResult) -> list[tuple[str, pd.DataFrame]]:
-    steps = fa.steps_frame(result).drop(columns=["x"])
-    tables = [("Steps (bytes; memory_stats, peaks reset per step)", steps)]
+def _tables(result: AllocatorResult, steps: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    shown = steps.drop(columns=["x"])
+    tables = [("Steps (bytes; memory_stats, peaks reset per step)", shown)]
     snaps = fa.snapshots_frame(result)
     if not snaps.empty:
         tables.append(("Segments at the end of each scenario (from its snapshot)", snaps))
@@ -221,13 +220,14 @@ def _tables(result: AllocatorResult) -> list[tuple[str, pd.DataFrame]]:
     return tables
 
 
-def _downloads(run: dict[str, Any], result: AllocatorResult) -> list[tuple[str, str, bytes, str]]:
+def _downloads(
+    run, result: AllocatorResult, steps: pd.DataFrame
+) -> list[tuple[str, str, bytes, str]]:
     curves = fa.curves_csv_frame(result).to_csv(index=False).encode()
-    steps = fa.steps_frame(result).to_csv(index=False).encode()
     found = [
         run_json_download(run),
         ("Curves CSV", "allocator-curves.csv", curves, "text/csv"),
-        ("Steps CSV", "allocator-steps.csv", steps, "text/csv"),
+        ("Steps CSV", "allocator-steps.csv", steps.to_csv(index=False).encode(), "text/csv"),
     ]
     for s in result.snapshots:  # a history entry may outlive its file: offer what is there
         # the segments one first: the end one's segment view is empty after empty_cache()
@@ -236,15 +236,9 @@ def _downloads(run: dict[str, Any], result: AllocatorResult) -> list[tuple[str, 
             (s.file, "", "end, segments returned" if s.segments_file else "end"),
         ):
             if file and Path(file).is_file():
-                name = f"snapshot-{s.scenario}{suffix}.pickle"
-                found.append(
-                    (
-                        f"Snapshot {s.scenario}: {label}",
-                        name,
-                        Path(file).read_bytes(),
-                        "application/octet-stream",
-                    )
-                )
+                name, data = f"snapshot-{s.scenario}{suffix}.pickle", Path(file).read_bytes()
+                kind = "application/octet-stream"
+                found.append((f"Snapshot {s.scenario}: {label}", name, data, kind))
     return found
 
 
@@ -286,15 +280,16 @@ def _notes(result: AllocatorResult) -> list[str]:
 
 
 def build(run: dict[str, Any], result: AllocatorResult) -> Report:
-    figures = key_figures(result)
+    figures = key_figures(result)  # once: the headline and the metrics read them
+    steps = fa.steps_frame(result)
     ab_charts, ab_tables, ab_notes = ab.parts(result)
     return Report(
         headline=_headline(result, figures),
         ok=not result.errors,
         metrics=tuple(_metrics(result, figures)),
-        charts=tuple(_charts(result) + ab_charts),
-        tables=tuple(_tables(result) + ab_tables),
+        charts=tuple(_charts(result, steps) + ab_charts),
+        tables=tuple(_tables(result, steps) + ab_tables),
         notes=tuple(_notes(result) + ab_notes),
-        downloads=tuple(_downloads(run, result)),
+        downloads=tuple(_downloads(run, result, steps)),
         warnings=tuple(_warnings(result)),
     )

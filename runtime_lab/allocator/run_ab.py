@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from runtime_lab.allocator.result import AllocConfigRun, ConfigStep
 from runtime_lab.lab import child
 
@@ -22,11 +20,11 @@ def _one(config: str, args: dict) -> AllocConfigRun:
     env = {"PYTORCH_ALLOC_CONF": config} if config else {}
     drop = ("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF")  # the default means no setting
     doc, why = child.run_module("runtime_lab.allocator.run_ab_child", args, TIMEOUT_S, env, drop)
-    return AllocConfigRun(name, error=why) if doc is None else parse(name, json.dumps(doc))
+    return AllocConfigRun(name, error=why) if doc is None else parse(name, doc)
 
 
-def parse(name: str, line: str) -> AllocConfigRun:
-    data = json.loads(line)
+def parse(name: str, data: dict) -> AllocConfigRun:
+    """The child's document as a typed run (its error, when it failed)."""
     if data.get("error"):
         return AllocConfigRun(name, error=data["error"])
     fields = ConfigStep.__dataclass_fields__

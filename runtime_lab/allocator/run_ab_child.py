@@ -5,13 +5,12 @@ worker starts this module with the setting in the environment and reads one JSON
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 
 import torch
 
 from runtime_lab.allocator import memtrace
+from runtime_lab.lab import child
 from runtime_lab.lab.base import torch_dtype
 from runtime_lab.lab.workload import pointwise
 
@@ -57,7 +56,4 @@ def main(args: dict) -> dict:
 
 
 if __name__ == "__main__":
-    try:
-        print(json.dumps(main(json.loads(sys.argv[1]))))
-    except Exception as exc:  # the parent shows this configuration's failure, the other stands
-        print(json.dumps({"error": f"{type(exc).__name__}: {exc}"[:500]}))
+    child.serve(main)  # a failure is this configuration's: the parent shows it, the other stands

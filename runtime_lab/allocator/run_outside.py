@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import torch
 
 from runtime_lab.allocator.result import OutsideRun, OutsideStep
@@ -21,11 +19,11 @@ def run_outside(device: torch.device) -> OutsideRun:
     doc, why = child.run_module("runtime_lab.allocator.run_outside_child", args, TIMEOUT_S)
     if doc is None:
         return OutsideRun(before, error=f"the child: {why}")
-    return parse(before, json.dumps(doc))
+    return parse(before, doc)
 
 
-def parse(before: int, line: str) -> OutsideRun:
-    data = json.loads(line)
+def parse(before: int, data: dict) -> OutsideRun:
+    """The child's document as a typed run, against the device's used bytes before it."""
     if data.get("error"):
         return OutsideRun(before, error=data["error"])
     steps = tuple(OutsideStep(**s) for s in data["steps"])

@@ -7,12 +7,12 @@ measured the device before starting it, so the differences are this process's ow
 
 from __future__ import annotations
 
-import json
 import os
 import socket
-import sys
 
 import torch
+
+from runtime_lab.lab import child
 
 
 def _reading(step: str, device: torch.device, detail: str = "") -> dict:
@@ -78,7 +78,4 @@ def main(args: dict) -> dict:
 
 
 if __name__ == "__main__":
-    try:
-        print(json.dumps(main(json.loads(sys.argv[1]))))
-    except Exception as exc:
-        print(json.dumps({"error": f"{type(exc).__name__}: {exc}"[:500]}))
+    child.serve(main)

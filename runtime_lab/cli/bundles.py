@@ -56,7 +56,8 @@ def _export(args: argparse.Namespace, history, root: Path) -> int:
     data = bundle.export_runs(history, args.ids, root)
     _write(Path(args.out).expanduser(), data)
     for run_id in dict.fromkeys(args.ids):
-        print(f"exported run #{run_id} ({history.get(run_id)['label']}) to {args.out}")
+        run = history.get(run_id)
+        print(f"exported run #{run_id} ({run.label if run else None}) to {args.out}")
     return EXIT_OK
 
 
@@ -74,11 +75,12 @@ def _import(args: argparse.Namespace, history, root: Path) -> int:
     from runtime_lab.store import bundle
 
     for run_id in bundle.import_file(Path(args.file).expanduser(), history, root):
-        run = history.get(run_id) or {}
-        origin = run.get("origin") or {}
+        run = history.get(run_id)  # None only if deleted meanwhile
+        origin = (run.origin if run else None) or {}
         where = ", ".join(
             str(x) for x in (origin.get("origin_host"), origin.get("origin_gpu")) if x
         )
         where = bundle.one_line(where or "an unnamed host")
-        print(f"imported run #{run_id} ({bundle.one_line(run.get('label'))}) from {where}")
+        label = run.label if run else None
+        print(f"imported run #{run_id} ({bundle.one_line(label)}) from {where}")
     return EXIT_OK

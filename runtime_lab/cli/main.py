@@ -49,16 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     low, high = argcheck.LIMIT_RANGE
     hist.add_argument("--limit", default="20", help=f"rows to list ({low} to {high})")
-    from runtime_lab.cli import (
-        bundles as bundle_cli,  # export and import: their own module, torch-free
-    )
+    # export and import, and runs side by side: their own modules, torch-free
+    from runtime_lab.cli import bundles, compare
 
-    bundle_cli.add_parsers(commands)
-    from runtime_lab.cli import (
-        compare as compare_cli,  # runs side by side: its own module, torch-free
-    )
-
-    compare_cli.add_parser(commands)
+    bundles.add_parsers(commands)
+    compare.add_parser(commands)
     run = commands.add_parser("run", help="run one experiment in the worker and print its result")
     experiments = run.add_subparsers(dest="experiment", required=True, parser_class=_Parser)
     for info in EXPERIMENTS.values():
@@ -145,14 +140,16 @@ def _run(args: argparse.Namespace) -> int:
     if job.state == "refused":
         print(f"runtime_lab: refused: {job.error}", file=sys.stderr)
         return EXIT_USAGE
-    document = job.as_run()
-    figures = registry.summary(document)
+    run = job.as_run()
+    result = registry.load(run)  # rebuilt once, for the summary and the report
+    document = run.document()
+    figures = registry.summary(run, result=result)
     if figures is not None:
         document["summary"] = figures
     written = True
     if args.json:
         written = argcheck.write_json(args.json, json.dumps(document, indent=2, default=str) + "\n")
-    rep = registry.build_report(document)
+    rep = registry.build_report(run, result=result)
     print(rep.headline + (f" (run #{job.run_id})" if job.run_id else ""))
     for metric in rep.metrics:
         print(f"  {metric.label}: {metric.value}")
@@ -257,11 +254,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "workers":
         return _workers(args)
     if args.command in ("export", "import"):
-        from runtime_lab.cli import bundles as bundle_cli
+        from runtime_lab.cli import bundles
 
-        return bundle_cli.main(args)
+        return bundles.main(args)
     if args.command == "compare":
-        from runtime_lab.cli import compare as compare_cli
+        from runtime_lab.cli import compare
 
-        return compare_cli.main(args)
+        return compare.main(args)
     return _run(args)

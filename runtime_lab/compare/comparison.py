@@ -13,6 +13,7 @@ import pandas as pd
 
 from runtime_lab import registry
 from runtime_lab.compare import table as compare_table
+from runtime_lab.record import Run
 from runtime_lab.results import stats
 from runtime_lab.view import frames
 
@@ -51,7 +52,7 @@ def _check_count(n: int) -> None:
         raise CompareError(f"compare at most {MAX_RUNS} runs at once (got {n})")
 
 
-def load(get: Callable[[int], dict[str, Any] | None], ids: Sequence[int]) -> list[dict[str, Any]]:
+def load(get: Callable[[int], Run | None], ids: Sequence[int]) -> list[Run]:
     """The runs by id from history (`get`), checked: all there, 2 to 6, one experiment."""
     runs = [get(i) for i in ids]
     missing = [f"#{i}" for i, run in zip(ids, runs, strict=True) if run is None]
@@ -61,9 +62,9 @@ def load(get: Callable[[int], dict[str, Any] | None], ids: Sequence[int]) -> lis
     return runs
 
 
-def check(runs: Sequence[dict[str, Any]]) -> None:
+def check(runs: Sequence[Run]) -> None:
     """Raise CompareError unless 2 to 6 different runs of one experiment."""
-    check_choice([(r.get("id"), r["spec"]["experiment"]) for r in runs])
+    check_choice([(r.id, r.spec["experiment"]) for r in runs])
 
 
 def check_choice(picked: Sequence[tuple[Any, str]]) -> None:
@@ -76,8 +77,8 @@ def check_choice(picked: Sequence[tuple[Any, str]]) -> None:
         raise CompareError(f"compare runs of one experiment only ({kinds})")
 
 
-def label(run: dict[str, Any]) -> str:
-    return f"#{run.get('id')}"
+def label(run: Run) -> str:
+    return f"#{run.id}"
 
 
 def _gpu(env: dict[str, Any]) -> str:
@@ -102,25 +103,25 @@ ENV_FIELDS: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
 )
 
 
-def _alongside(run: dict[str, Any]) -> str | None:
+def _alongside(run: Run) -> str | None:
     """Whether the run shared its host with another worker's job (None: stored before)."""
-    worker = run.get("worker") or {}
+    worker = run.worker or {}
     if "alongside" not in worker:
         return None
     count = len(worker["alongside"])
     return f"{count} other worker's job(s)" if count else "alone"
 
 
-def _fields(run: dict[str, Any]) -> list[tuple[str, str, str]]:
-    env = run.get("env") or {}
+def _fields(run: Run) -> list[tuple[str, str, str]]:
+    env = run.env or {}
     rows = [("environment", name, read(env)) for name, read in ENV_FIELDS]
     rows.append(("environment", "ran alongside", _alongside(run)))
-    spec = frames.spec_frame(run["spec"])
+    spec = frames.spec_frame(run.spec)
     rows += [("spec", f, v) for f, v in zip(spec["field"], spec["value"], strict=True)]
     return [(s, f, "—" if v is None else str(v)) for s, f, v in rows]
 
 
-def differences(runs: Sequence[dict[str, Any]]) -> pd.DataFrame:
+def differences(runs: Sequence[Run]) -> pd.DataFrame:
     """Environment and spec fields whose values are not the same in every run, one column per
     run (the first is the baseline); a field a run lacks reads "—"."""
     labels = [label(r) for r in runs]
@@ -169,23 +170,24 @@ def verdict(m: _Measure, base: _Measure) -> str:
     return WITHIN if max(m.q1, base.q1) <= min(m.q3, base.q3) else BEYOND
 
 
-def _measured(run: dict[str, Any], stage: Any) -> dict[str, _Measure]:
-    """A run's key figures by path, each with its raw samples' spread where it has them."""
-    values = compare_table.flatten(registry.summary(run))
-    result = None
-    if run.get("status") == "done":
-        result = registry.result_from_record(run["spec"]["experiment"], run.get("result"))
+def _measured(run: Run, result: Any, stage: Any) -> dict[str, _Measure]:
+    """A run's key figures by path, each with its raw samples' spread where it has them;
+    `result` is registry.load(run)'s."""
+    values = compare_table.flatten(registry.summary(run, result=result))
     samples = stage.samples(result) if result is not None else {}
     return {
         k: _measure(v, samples.get(k)) for k, v in values.items() if not _ignored(k, stage.IGNORED)
     }
 
 
-def figures(runs: Sequence[dict[str, Any]]) -> pd.DataFrame:
+def figures(runs: Sequence[Run], results: Sequence[Any] | None = None) -> pd.DataFrame:
     """Long form: one row per key figure and run, with quartiles where the figure has raw
-    samples, its ratio to the first run and the noise verdict."""
-    stage = registry.comparison(runs[0]["spec"]["experiment"])
-    measured = [_measured(run, stage) for run in runs]
+    samples, its ratio to the first run and the noise verdict. `results`: the runs' loaded
+    results (registry.load), when the caller has them."""
+    stage = registry.comparison(runs[0].spec["experiment"])
+    if results is None:
+        results = [registry.load(run) for run in runs]
+    measured = [_measured(r, res, stage) for r, res in zip(runs, results, strict=True)]
     rows = []
     for key in dict.fromkeys(k for m in measured for k in m):
         base = measured[0].get(key, _Measure(None))
@@ -260,15 +262,16 @@ class Comparison:
     notes: tuple[str, ...]
 
 
-def build(runs: Sequence[dict[str, Any]]) -> Comparison:
-    """Everything the page and the CLI show of a comparison (raises CompareError)."""
+def build(runs: Sequence[Run]) -> Comparison:
+    """Everything the page and the CLI show of a comparison (raises CompareError). Each run's
+    result is rebuilt once, for its figures and the charts."""
     check(runs)
-    experiment = runs[0]["spec"]["experiment"]
+    experiment = runs[0].spec["experiment"]
     labels = tuple(label(r) for r in runs)
-    diffs, long = differences(runs), figures(runs)
-    done = [(label(r), r) for r in runs if r.get("status") == "done" and r.get("result")]
-    results = [(n, registry.result_from_record(experiment, r["result"])) for n, r in done]
-    notes = [f"{label(r)} {r.get('status')}: no figures" for r in runs if r.get("status") != "done"]
+    loaded = [registry.load(r) for r in runs]
+    diffs, long = differences(runs), figures(runs, loaded)
+    results = [(label(r), res) for r, res in zip(runs, loaded, strict=True) if res is not None]
+    notes = [f"{label(r)} {r.status}: no figures" for r in runs if r.status != "done"]
     return Comparison(
         experiment=experiment,
         labels=labels,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -70,8 +71,9 @@ COLUMNS = ["mode", "clock", "median_ms", "iqr_ms", "q1_ms", "q3_ms", "samples", 
 COLUMNS += ["allowed_pct", "flagged", "detail"]
 
 
-def clocks_frame(result: FusionResult) -> pd.DataFrame:
-    return pd.DataFrame(clock_rows(result), columns=COLUMNS)
+def clocks_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """The rows of clock_rows as a frame (empty, with its columns, when no mode had clocks)."""
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def clock_medians(result: FusionResult) -> dict[str, dict[str, float]]:
@@ -79,9 +81,10 @@ def clock_medians(result: FusionResult) -> dict[str, dict[str, float]]:
     return {m.mode: {c.clock: c.median_ms for c in m.clocks} for m in result.modes if m.clocks}
 
 
-def clock_warning(result: FusionResult) -> str | None:
-    """One warning naming every flagged (mode, clock) with its ratio, and how each clock times."""
-    flagged = [r for r in clock_rows(result) if r["flagged"]]
+def clock_warning(rows: Sequence[dict[str, Any]]) -> str | None:
+    """One warning naming every flagged (mode, clock) with its ratio, and how each clock times
+    (rows: clock_rows of the run)."""
+    flagged = [r for r in rows if r["flagged"]]
     if not flagged:
         return None
     pairs = "; ".join(
@@ -92,7 +95,7 @@ def clock_warning(result: FusionResult) -> str | None:
         f"{clock}: {METHODS.get(clock, 'its own method')}."
         for clock in dict.fromkeys(r["clock"] for r in flagged)
     )
-    lab = next(r["detail"] for r in clock_rows(result) if r["clock"] == LAB)
+    lab = next(r["detail"] for r in rows if r["clock"] == LAB)
     return (
         f"Clocks disagree with the lab's median by more than allowed: {pairs}. They time "
         f"differently, so quote a figure with its clock. Lab: {lab.removeprefix(PREFIX)}. "

@@ -10,7 +10,7 @@ import pandas as pd
 
 from runtime_lab.compare import charts as cc
 from runtime_lab.fusion import frames as ff
-from runtime_lab.fusion.figures import mode_figures
+from runtime_lab.fusion.figures import ceiling, mode_figures
 from runtime_lab.fusion.info import FUSION_MODES
 from runtime_lab.fusion.result import FusionResult
 
@@ -80,7 +80,7 @@ def _steady(result: FusionResult) -> pd.DataFrame:
 
 
 def _kernels(result: FusionResult) -> pd.DataFrame:
-    modes = ff.modes_frame(result, mode_figures(result))
+    modes = ff.modes_frame(result, mode_figures(result, ceiling(result)[0]))
     return modes[["mode", "status", "kernels_per_call", "steady_state_ms"]]
 
 

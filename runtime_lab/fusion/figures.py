@@ -1,17 +1,55 @@
-"""Derived fusion figures (no torch): speed-ups, verdicts, GB/s against the ceiling, key numbers."""
+"""Derived fusion figures (no torch), computed once per run: per mode, the ceiling, key numbers."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
-from runtime_lab.fusion.clocks import clock_medians
+import pandas as pd
+
+from runtime_lab.fusion.clocks import clock_medians, clock_rows
 from runtime_lab.fusion.frames_kernels import longest, resources_frame
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
 from runtime_lab.results import stats
 
-HOST_BOUND_FRACTION = (
-    0.8  # issuing a call takes ≥ 80 % of its device time: the GPU waits on the host
-)
+HOST_BOUND_FRACTION = 0.8  # issuing a call takes ≥ 80 % of its device time: the GPU waits on it
+
+
+@dataclass(frozen=True)
+class ModeFigures:
+    """One mode's figures; the timed ones stay None for a mode that was not timed."""
+
+    mode: str
+    ran: bool
+    error: str | None
+    steady_state_ms: float | None = None
+    iqr_ms: float | None = None
+    noisy: bool | None = None
+    samples: int | None = None
+    device_ms: float | None = None
+    host_ms: float | None = None
+    first_call_ms: float | None = None
+    loop_us_per_call: float | None = None
+    loop_host_us_per_call: float | None = None
+    verdict: str | None = None
+    speedup_vs_eager: float | None = None
+    achieved_gbps: float | None = None
+    ceiling_fraction: float | None = None
+    ceiling_pct: float | None = None
+    fewer_kernels_but_slower: bool = False
+
+
+@dataclass(frozen=True)
+class FusionFigures:
+    """Every figure of one fusion run, computed once and handed to its report and charts."""
+
+    ceiling_gbps: float | None  # the best measured bandwidth (the copy's in older runs)
+    ceiling_source: str  # what measured it
+    modes: tuple[ModeFigures, ...]
+    clocks: tuple[dict[str, Any], ...]  # per mode and clock: its ratio to the lab's, flagged
+    summary: Mapping[str, Any]  # the headline numbers under the names the CLI JSON promises
 
 
 def steady_ms(mode: ModeResult) -> float | None:
@@ -26,44 +64,60 @@ def ceiling(result: FusionResult) -> tuple[float | None, str]:
     return result.copy_ceiling_gbps, "copy"
 
 
-def mode_figures(result: FusionResult) -> list[dict[str, Any]]:
-    """One dict per mode: medians, IQR, host vs device, verdict, speed-up, GB/s, ceiling share."""
+def figures(result: FusionResult, resources: pd.DataFrame | None = None) -> FusionFigures:
+    """The run's figures (resources: fk.resources_frame(result), when the caller has it)."""
+    best, source = ceiling(result)
+    modes = mode_figures(result, best)
+    summary = _summary(result, modes, best, source, resources)
+    clocks = tuple(clock_rows(result))
+    return FusionFigures(best, source, modes, clocks, MappingProxyType(summary))
+
+
+def key_figures(result: FusionResult) -> dict[str, Any]:
+    """The CLI JSON's headline numbers (the registry's figures stage)."""
+    return dict(figures(result).summary)
+
+
+def mode_figures(result: FusionResult, best: float | None) -> tuple[ModeFigures, ...]:
+    """Per mode: medians, IQR, host vs device, verdict, speed-up, GB/s, share of `best` GB/s."""
     by_mode = {m.mode: m for m in result.modes}
     eager_ms = steady_ms(by_mode["eager"]) if "eager" in by_mode else None
     eager_kernels = by_mode["eager"].kernel_count if "eager" in by_mode else None
-    best, _ = ceiling(result)
-    rows = []
-    for mode in result.modes:
-        row: dict[str, Any] = {"mode": mode.mode, "ran": mode.ran, "error": mode.error}
-        if mode.timing:
-            primary, host = stats(mode.timing.primary_ms), stats(mode.timing.host_ms)
-            device = stats(mode.timing.device_ms)
-            gbps = mode.bytes_moved / (primary.median / 1e3) / 1e9
-            row |= {
-                "steady_state_ms": primary.median,
-                "iqr_ms": primary.iqr,
-                "noisy": primary.noisy,
-                "samples": primary.count,
-                "device_ms": device.median if device else None,
-                "host_ms": host.median,
-                "first_call_ms": mode.timing.first_call_ms,
-                "loop_us_per_call": mode.loop_us_per_call,
-                "loop_host_us_per_call": mode.loop_host_us_per_call,
-                "verdict": _verdict(device, host),
-                "speedup_vs_eager": eager_ms / primary.median if eager_ms else None,
-                "achieved_gbps": gbps,
-                "ceiling_fraction": gbps / best if best else None,
-                "ceiling_pct": 100 * gbps / best if best else None,
-                "fewer_kernels_but_slower": bool(
-                    eager_ms
-                    and eager_kernels
-                    and mode.kernel_count is not None
-                    and mode.kernel_count < eager_kernels
-                    and primary.median > eager_ms
-                ),
-            }
-        rows.append(row)
-    return rows
+    return tuple(_mode(mode, eager_ms, eager_kernels, best) for mode in result.modes)
+
+
+def _mode(mode: ModeResult, eager_ms, eager_kernels, best: float | None) -> ModeFigures:
+    if not mode.timing:
+        return ModeFigures(mode.mode, mode.ran, mode.error)
+    primary, host = stats(mode.timing.primary_ms), stats(mode.timing.host_ms)
+    device = stats(mode.timing.device_ms)
+    gbps = mode.bytes_moved / (primary.median / 1e3) / 1e9
+    return ModeFigures(
+        mode=mode.mode,
+        ran=mode.ran,
+        error=mode.error,
+        steady_state_ms=primary.median,
+        iqr_ms=primary.iqr,
+        noisy=primary.noisy,
+        samples=primary.count,
+        device_ms=device.median if device else None,
+        host_ms=host.median,
+        first_call_ms=mode.timing.first_call_ms,
+        loop_us_per_call=mode.loop_us_per_call,
+        loop_host_us_per_call=mode.loop_host_us_per_call,
+        verdict=_verdict(device, host),
+        speedup_vs_eager=eager_ms / primary.median if eager_ms else None,
+        achieved_gbps=gbps,
+        ceiling_fraction=gbps / best if best else None,
+        ceiling_pct=100 * gbps / best if best else None,
+        fewer_kernels_but_slower=bool(
+            eager_ms
+            and eager_kernels
+            and mode.kernel_count is not None
+            and mode.kernel_count < eager_kernels
+            and primary.median > eager_ms
+        ),
+    )
 
 
 def _verdict(device, host) -> str:
@@ -103,18 +157,19 @@ def naive_speedup(result: FusionResult) -> float | None:
     return naive_eager / naive_compiled if naive_compiled > 0 else None
 
 
-def key_figures(
-    result: FusionResult, per_mode: list[dict[str, Any]] | None = None
-) -> dict[str, Any]:
-    """The headline numbers, under the names the CLI JSON promises (per_mode: mode_figures,
-    when the caller has them already). Runs timed before profiling add clocks, naive_speedup
-    and the best ceiling; an older stored run keeps the summary it had."""
-    by_mode = {m.mode: m for m in result.modes}
-    eager, compiled = by_mode.get("eager"), _compiled(result)
-    figures = {f["mode"]: f for f in per_mode or mode_figures(result)}
-    eager_ms = figures.get("eager", {}).get("steady_state_ms")
-    compiled_ms = figures.get(compiled.mode, {}).get("steady_state_ms") if compiled else None
-    loops = {k: v.get("loop_us_per_call") for k, v in figures.items()}
+def _ratio(loops: dict[str, float | None], mode: str) -> float | None:
+    eager, other = loops.get("eager"), loops.get(mode)
+    return eager / other if eager and other else None
+
+
+def _summary(result, modes, best, source, resources) -> dict[str, Any]:
+    """Runs timed before profiling add clocks, naive_speedup and the best ceiling; an older
+    stored run keeps the summary it had."""
+    eager, compiled = next((m for m in result.modes if m.mode == "eager"), None), _compiled(result)
+    by = {f.mode: f for f in modes}
+    eager_ms = by["eager"].steady_state_ms if "eager" in by else None
+    compiled_ms = by[compiled.mode].steady_state_ms if compiled and compiled.mode in by else None
+    loops = {f.mode: f.loop_us_per_call for f in modes}
     diffs = [m.max_abs_diff for m in result.modes if m.max_abs_diff is not None]
     found = {
         "eager_kernel_names": [k.name for k in eager.kernels] if eager else [],
@@ -125,24 +180,16 @@ def key_figures(
         "warm_cache_compile_s": _latency(compiled, "warm-cache"),
         "warm_process_s": _latency(compiled, "warm-process"),
         "fresh_process_s": _latency(compiled, "fresh-process"),
-        "steady_state_ms": {k: v.get("steady_state_ms") for k, v in figures.items()},
-        "achieved_gbps": {k: v.get("achieved_gbps") for k, v in figures.items()},
+        "steady_state_ms": {f.mode: f.steady_state_ms for f in modes},
+        "achieved_gbps": {f.mode: f.achieved_gbps for f in modes},
         "copy_ceiling_gbps": result.copy_ceiling_gbps,
         # the bytes model: eager's recorded transfers (the long chain's come from its op list)
         "predicted_speedup": (eager.transfers_per_element if eager else EAGER_TRANSFERS)
         / FUSED_TRANSFERS,
         "measured_speedup": eager_ms / compiled_ms if eager_ms and compiled_ms else None,
         "loop_us_per_call": loops,
-        "cuda_graph_inductor_loop_speedup": (
-            loops["eager"] / loops["cuda-graph-inductor"]
-            if loops.get("eager") and loops.get("cuda-graph-inductor")
-            else None
-        ),
-        "cuda_graph_loop_speedup": (
-            loops["eager"] / loops["cuda-graph"]
-            if loops.get("eager") and loops.get("cuda-graph")
-            else None
-        ),
+        "cuda_graph_inductor_loop_speedup": _ratio(loops, "cuda-graph-inductor"),
+        "cuda_graph_loop_speedup": _ratio(loops, "cuda-graph"),
     }
     mega = (
         next((c for c in compiled.compile if c.scenario == "mega-cache"), None)
@@ -150,14 +197,12 @@ def key_figures(
         else None
     )
     if mega:  # only runs that asked for it: older runs keep the summary they had
-        found |= {
-            "mega_cache_s": mega.first_call_s,
-            "mega_cache_artifact_bytes": mega.artifact_bytes,
-        }
+        found["mega_cache_s"] = mega.first_call_s
+        found["mega_cache_artifact_bytes"] = mega.artifact_bytes
     if result.device_limits:  # recorded with kernel resources: each mode's main kernel
-        found |= resource_figures(result)
+        found |= resource_figures(result, resources)
     if result.timed_before_profiling:
-        best, source = ceiling(result)
+        pcts = [f.ceiling_pct for f in modes if f.ceiling_pct is not None]
         found |= {
             "clocks": clock_medians(result),
             "naive_speedup": naive_speedup(result),
@@ -165,26 +210,23 @@ def key_figures(
             "ceiling_source": source,
             "add_gbps": result.add_gbps,
             "theoretical_gbps": result.theoretical_gbps,
-            "max_ceiling_pct": max(
-                (f["ceiling_pct"] for f in figures.values() if f.get("ceiling_pct") is not None),
-                default=None,
-            ),
+            "max_ceiling_pct": max(pcts, default=None),
         }
     return found
 
 
-def resource_figures(result: FusionResult) -> dict[str, Any]:
+def resource_figures(result: FusionResult, resources: pd.DataFrame | None = None) -> dict[str, Any]:
     """Registers, spills and theoretical occupancy of each mode's kernel with the most time."""
-    main = longest(resources_frame(result))
-    figures: dict[str, Any] = {"variant": result.variant}
+    main = longest(resources_frame(result) if resources is None else resources)
+    found: dict[str, Any] = {"variant": result.variant}
     for key, column in (
         ("kernel_registers", "registers_per_thread"),
         ("kernel_spilled_registers", "spilled_registers"),
         ("kernel_occupancy_pct", "occupancy_pct"),
         ("kernel_limiting_resource", "limiting_resource"),
     ):
-        figures[key] = {r["mode"]: _plain(r[column]) for _, r in main.iterrows()}
-    return figures
+        found[key] = {r["mode"]: _plain(r[column]) for _, r in main.iterrows()}
+    return found
 
 
 def _plain(value: Any) -> Any:

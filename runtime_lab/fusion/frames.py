@@ -1,12 +1,13 @@
-"""Fusion results → tidy DataFrames: modes, kernels, compile phases, samples, sweep, bytes, evidence."""
+"""Fusion results → tidy DataFrames: modes, kernels, compile phases, samples, sweep, evidence."""
 
 from __future__ import annotations
 
-import re
-from typing import Any
+from collections.abc import Sequence
 
 import pandas as pd
 
+from runtime_lab.fusion.figures import ModeFigures
+from runtime_lab.fusion.frames_kernels import short_kernel_name
 from runtime_lab.fusion.result import CompileLatency, FusionResult, ModeResult
 from runtime_lab.view import frames
 from runtime_lab.view.fmt import fmt_bytes
@@ -25,13 +26,13 @@ def _status(mode: ModeResult) -> str:
     return "failed tolerance" if mode.tolerance_passed is False else "not run"
 
 
-def modes_frame(result: FusionResult, figures: list[dict[str, Any]]) -> pd.DataFrame:
+def modes_frame(result: FusionResult, figures: Sequence[ModeFigures]) -> pd.DataFrame:
     """One row per mode: correctness, kernels, time, verdict, speed-up and bandwidth."""
-    by_mode = {f["mode"]: f for f in figures}
+    by_mode = {f.mode: f for f in figures}
     rows = []
     for mode in result.modes:
         fig = by_mode[mode.mode]
-        fraction = fig.get("ceiling_fraction")
+        fraction = fig.ceiling_fraction
         rows.append(
             {
                 "mode": mode.mode,
@@ -42,43 +43,26 @@ def modes_frame(result: FusionResult, figures: list[dict[str, Any]]) -> pd.DataF
                 "max_abs_diff_fp64": mode.max_abs_diff_fp64,
                 "rel_err_fp64": mode.rel_err_fp64,
                 "tolerance_passed": mode.tolerance_passed,
-                "steady_state_ms": fig.get("steady_state_ms"),
-                "iqr_ms": fig.get("iqr_ms"),
-                "noisy": fig.get("noisy"),
-                "device_ms": fig.get("device_ms"),
-                "host_ms": fig.get("host_ms"),
-                "loop_us_per_call": fig.get("loop_us_per_call"),
-                "loop_host_us_per_call": fig.get("loop_host_us_per_call"),
-                "verdict": fig.get("verdict"),
-                "speedup_vs_eager": fig.get("speedup_vs_eager"),
-                "achieved_gbps": fig.get("achieved_gbps"),
+                "steady_state_ms": fig.steady_state_ms,
+                "iqr_ms": fig.iqr_ms,
+                "noisy": fig.noisy,
+                "device_ms": fig.device_ms,
+                "host_ms": fig.host_ms,
+                "loop_us_per_call": fig.loop_us_per_call,
+                "loop_host_us_per_call": fig.loop_host_us_per_call,
+                "verdict": fig.verdict,
+                "speedup_vs_eager": fig.speedup_vs_eager,
+                "achieved_gbps": fig.achieved_gbps,
                 "ceiling_pct": None if fraction is None else 100 * fraction,
                 "transfers_per_element": mode.transfers_per_element,
                 "bytes_per_call": mode.bytes_moved,
                 "graphs": mode.unique_graphs,
                 "graph_breaks": mode.graph_breaks,
                 "cuda_graph_compatible": mode.cuda_graph_compatible,
-                "fewer_kernels_but_slower": fig.get("fewer_kernels_but_slower", False),
+                "fewer_kernels_but_slower": fig.fewer_kernels_but_slower,
             }
         )
     return pd.DataFrame(rows)  # a result always has at least one mode
-
-
-# CUDA's eager kernels share one templated name (vectorized_elementwise_kernel<…>); the functor
-# inside says which op it is. Wrappers around that functor say nothing.
-GENERIC_FUNCTORS = {"BinaryFunctor", "AUnaryFunctor", "BUnaryFunctor", "OpaqueType"}
-
-
-def short_kernel_name(name: str) -> str:
-    """A legend-sized name: CUDA templates reduced to kernel<functor>; other names unchanged."""
-    if not (name.startswith("void ") or "<" in name):
-        return name
-    base = re.match(r"(?:void\s+)?([\w:]+)", name)
-    outer = base.group(1).split("::")[-1] if base else name
-    inner = name[name.find("<") + 1 :] if "<" in name else ""
-    hits = re.findall(r"\w*Functor\w*|\w+_kernel\w*", inner)
-    specific = [h for h in hits if h not in GENERIC_FUNCTORS] or hits
-    return f"{outer}<{specific[-1]}>" if specific else outer
 
 
 def kernels_frame(result: FusionResult) -> pd.DataFrame:
@@ -151,9 +135,8 @@ def compile_frame(result: FusionResult) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*columns, *cache, "artifact_bytes"])
 
 
-def compile_table(result: FusionResult) -> pd.DataFrame:
-    """The compile frame wide by phase: one row per mode and scenario, for reading."""
-    long = compile_frame(result)
+def compile_table(long: pd.DataFrame) -> pd.DataFrame:
+    """The compile frame (compile_frame) wide by phase: one row per mode and scenario."""
     if long.empty:
         return long
     keys = ["mode", "scenario"]
@@ -198,29 +181,13 @@ def sweep_frame(result: FusionResult) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def bytes_frame(result: FusionResult) -> pd.DataFrame:
-    """The bytes model per mode: element transfers per output element and bytes per call."""
-    rows = [
-        {
-            "mode": m.mode,
-            "transfers_per_element": m.transfers_per_element,
-            "element_bytes": result.element_bytes,
-            "elements": result.numel,
-            "bytes_per_call": m.bytes_moved,
-        }
-        for m in result.modes
-    ]
-    columns = ["mode", "transfers_per_element", "element_bytes", "elements", "bytes_per_call"]
-    return pd.DataFrame(rows, columns=columns)
-
-
 def _seconds(value: float | None) -> str:
     if value is None:
         return "—"
     return f"{value:.2f} s" if value >= 1 else f"{value * 1e3:.3g} ms"
 
 
-def _evidence(mode: ModeResult, fig: dict[str, Any]) -> dict[str, str]:
+def _evidence(mode: ModeResult, fig: ModeFigures) -> dict[str, str]:
     by = {c.scenario: c for c in mode.compile}
     if "cold" in by:
         cold = _seconds(by["cold"].first_call_s) + " (fresh caches)"
@@ -246,10 +213,10 @@ def _evidence(mode: ModeResult, fig: dict[str, Any]) -> dict[str, str]:
         tolerance = f"{verdict}, max |Δ| {mode.max_abs_diff:.2e}"
     names = ", ".join(k.name for k in mode.kernels)
     kernels = f"{mode.kernel_count:g}/call: {names}" if mode.kernel_count is not None else "—"
-    steady = fig.get("steady_state_ms")
+    steady = fig.steady_state_ms
     # None means "not asked": on CPU because graphs need CUDA, on a GPU because the mode is
     # not a CUDA-graph mode
-    on_cpu = str(fig.get("verdict", "")).startswith("CPU")
+    on_cpu = str(fig.verdict).startswith("CPU")
     unasked = "n/a (needs CUDA)" if on_cpu else "n/a (not a CUDA-graph mode)"
     graphs = {True: "yes", False: "no", None: unasked}[mode.cuda_graph_compatible]
     if mode.cudagraph_skip:
@@ -277,9 +244,9 @@ def _mega(c: CompileLatency) -> str:
     return f"{_seconds(c.first_call_s)} load + compile ({hit}), {fmt_bytes(c.artifact_bytes)}"
 
 
-def evidence_frame(result: FusionResult, figures: list[dict[str, Any]]) -> pd.DataFrame:
+def evidence_frame(result: FusionResult, figures: Sequence[ModeFigures]) -> pd.DataFrame:
     """The deployment checklist, long-form: one row per compiled mode and check."""
-    by_mode = {f["mode"]: f for f in figures}
+    by_mode = {f.mode: f for f in figures}
     rows = [
         {"mode": m.mode, "check": check, "evidence": text}
         for m in result.modes
@@ -289,7 +256,7 @@ def evidence_frame(result: FusionResult, figures: list[dict[str, Any]]) -> pd.Da
     return pd.DataFrame(rows, columns=["mode", "check", "evidence"])
 
 
-def evidence_table(result: FusionResult, figures: list[dict[str, Any]]) -> pd.DataFrame:
+def evidence_table(result: FusionResult, figures: Sequence[ModeFigures]) -> pd.DataFrame:
     """The checklist for reading: one row per check, one column per compiled mode."""
     long = evidence_frame(result, figures)
     if long.empty:

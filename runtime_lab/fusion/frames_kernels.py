@@ -1,14 +1,14 @@
-"""Fusion kernels → a tidy frame of their resources, theoretical occupancy and achieved GB/s."""
+"""Fusion kernels → legend-sized names, and a tidy frame of their resources, occupancy and GB/s."""
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pandas as pd
 
 from runtime_lab.compiler import occupancy as oc
-from runtime_lab.fusion.frames import short_kernel_name
 from runtime_lab.fusion.result import FusionResult, ModeResult
 from runtime_lab.results import KernelRow, TritonKernel
 
@@ -55,6 +55,23 @@ TABLE = [
     "gbps",
     "triton_config",
 ]
+
+
+# CUDA's eager kernels share one templated name (vectorized_elementwise_kernel<…>); the functor
+# inside says which op it is. Wrappers around that functor say nothing.
+GENERIC_FUNCTORS = {"BinaryFunctor", "AUnaryFunctor", "BUnaryFunctor", "OpaqueType"}
+
+
+def short_kernel_name(name: str) -> str:
+    """A legend-sized name: CUDA templates reduced to kernel<functor>; other names unchanged."""
+    if not (name.startswith("void ") or "<" in name):
+        return name
+    base = re.match(r"(?:void\s+)?([\w:]+)", name)
+    outer = base.group(1).split("::")[-1] if base else name
+    inner = name[name.find("<") + 1 :] if "<" in name else ""
+    hits = re.findall(r"\w*Functor\w*|\w+_kernel\w*", inner)
+    specific = [h for h in hits if h not in GENERIC_FUNCTORS] or hits
+    return f"{outer}<{specific[-1]}>" if specific else outer
 
 
 def triton_for(row: KernelRow, mode: ModeResult) -> TritonKernel | None:

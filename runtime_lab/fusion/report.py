@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -11,27 +11,16 @@ import altair as alt
 from runtime_lab.compiler import frames as cf
 from runtime_lab.fusion import charts as fc
 from runtime_lab.fusion import frames as ff
+from runtime_lab.fusion import frames_kernels as fk
 from runtime_lab.fusion import report_checks as checks
 from runtime_lab.fusion import report_kernels as rk
+from runtime_lab.fusion import report_notes
 from runtime_lab.fusion.charts import fmt_seconds
-from runtime_lab.fusion.figures import ceiling, key_figures, mode_figures
+from runtime_lab.fusion.figures import FusionFigures, figures
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
 from runtime_lab.report import Metric, Report, run_json_download
 from runtime_lab.view import charts
 from runtime_lab.view.fmt import fmt_ms
-
-CPU_NOTE = (
-    "On CPU the kernel lists are the profiler's CPU ops: eager runs four aten ops, Inductor one "
-    "C++ kernel it generated (graph_N_cpp_fused_…). Device timing (CUDA events), CUDA graphs and "
-    "Triton kernels need CUDA; the times here are host wall time of synchronous calls."
-)
-
-EVIDENCE_NOTE = (
-    "Compile evidence comes from one more cold compile of each compiled mode after everything "
-    "was timed, with the structured trace (TORCH_TRACE's format) and Inductor's provenance "
-    "tracking on: same code, same kernel names, but not the compile whose latency is shown. "
-    "Unzip the tlparse report and open tlparse/index.html; each compile id has its folder."
-)
 
 
 def _count(value: float | None) -> str:
@@ -42,7 +31,7 @@ def _kernels_word(value: float | None) -> str:
     return f"{_count(value)} kernel" + ("" if value == 1 else "s")
 
 
-def _headline(result: FusionResult, key: dict[str, Any], by: dict[str, ModeResult]) -> str:
+def _headline(result: FusionResult, key: Mapping[str, Any], by: dict[str, ModeResult]) -> str:
     device = "CPU" if result.device == "cpu" else result.device
     head = f"fusion {device} {'x'.join(map(str, result.shape))} {result.dtype}"
     eager, compiled = by.get("eager"), key["compiled_mode"]
@@ -61,7 +50,7 @@ def _headline(result: FusionResult, key: dict[str, Any], by: dict[str, ModeResul
     return text
 
 
-def _metrics(key: dict[str, Any], modes, by: dict[str, ModeResult]) -> list[Metric]:
+def _metrics(key: Mapping[str, Any], modes, by: dict[str, ModeResult]) -> list[Metric]:
     compiled = key["compiled_mode"]
     best = modes.dropna(subset=["ceiling_pct"])
     best = best.loc[best["ceiling_pct"].idxmax()] if not best.empty else None
@@ -116,79 +105,16 @@ def _metrics(key: dict[str, Any], modes, by: dict[str, ModeResult]) -> list[Metr
     ]
 
 
-def _fused_ops(name: str) -> str | None:
-    found = re.search(r"fused_((?:[a-z0-9]+_)*[a-z0-9]+?)_\d+$", name)
-    return ", ".join(found.group(1).split("_")) if found else None
-
-
-def _launches(result, mode: str | None) -> str:
-    found = next((m for m in result.modes if m.mode == mode), None)
-    count = found.kernel_count if found and found.kernel_count is not None else 0
-    return f"{count:g} launch{'es' if count != 1 else ''} per call"
-
-
-def _kernel_note(key: dict[str, Any], result) -> str | None:
-    eager, compiled = key["eager_kernel_names"], key["compiled_kernel_names"]
-    if not (eager and compiled):
-        return None
-    # distinct names: x - y runs as the same add kernel as x + y (alpha = -1)
-    text = f"Eager: {_launches(result, 'eager')} of {len(eager)} distinct kernels ({', '.join(eager)}). "
-    text += (
-        f"{key['compiled_mode']}: {_launches(result, key['compiled_mode'])} ({', '.join(compiled)})"
-    )
-    ops = [_fused_ops(n) for n in compiled if _fused_ops(n)]
-    if ops:
-        text += f" (one generated kernel fusing {ops[0]})"
-    return text + "."
-
-
-def _notes(result, key, modes, compile_long, run) -> list[str]:
-    notes = [f"{m.mode}: {m.error}" for m in result.modes if m.error]
-    eager_ms = key["steady_state_ms"].get("eager")
-    counts = dict(zip(modes["mode"], modes["kernels_per_call"], strict=True))
-    for row in modes[modes["fewer_kernels_but_slower"]].itertuples():
-        notes.append(
-            f"{row.mode} launches fewer kernels than eager ({row.kernels_per_call:g} vs "
-            f"{counts.get('eager', 0):g} per call) yet "
-            f"takes longer per call ({row.steady_state_ms:.4g} ms vs {eager_ms:.4g} ms): "
-            "fusing did not pay off at this size on this device."
-        )
-    kernel_note = _kernel_note(key, result)
-    if kernel_note:
-        notes.append(kernel_note)
-    if result.device == "cpu":
-        notes.append(CPU_NOTE)
-    stale = compile_long[compile_long["phases_stale"]].drop_duplicates(["mode", "scenario"])
-    for row in stale.itertuples():
-        notes.append(
-            f"{row.mode} · {row.scenario}: the recorded compile phases are longer than the call "
-            f"({fmt_seconds(row.first_call_s)}), so they belong to an earlier compile; the chart "
-            "counts the whole call as 'other'."
-        )
-    notes += checks.mega_cache_notes(result)
-    for m in result.modes:
-        if m.break_reasons:
-            notes.append(f"{m.mode} graph breaks: {'; '.join(m.break_reasons)}")
-    asked = (run["spec"].get("options") or {}).get("sweep") or ""
-    done = {p.side for p in result.sweep}
-    missing = [s for s in asked.split(",") if s and int(s) not in done]
-    if missing:
-        notes.append(f"Sweep sizes skipped (did not fit in free memory): {', '.join(missing)}")
-    extra = checks.naive_note(result, key) + checks.host_bound_note(result, modes)
-    extra += cf.notes((m.mode, m.compile_evidence) for m in result.modes)
-    if any(m.compile_evidence for m in result.modes):
-        extra.append(EVIDENCE_NOTE)
-    return notes + extra + list(result.notes)
-
-
-def _charts(result, modes, kernels, compile_long, order) -> list[tuple[str, alt.TopLevelMixin]]:
+def _charts(
+    result, fig: FusionFigures, modes, kernels, compile_long, clock_chart
+) -> list[tuple[str, alt.TopLevelMixin]]:
     found: list[tuple[str, alt.TopLevelMixin]] = []
-    best, source = ceiling(result)
+    best, source = fig.ceiling_gbps, fig.ceiling_source
     if not kernels.empty:
         found.append(
             (
                 "Kernels per call (profiler; stacked by kernel, launches at the bar end)",
-                fc.kernel_chart(kernels, order),
+                fc.kernel_chart(kernels, [m.mode for m in result.modes]),
             )
         )
     if not compile_long.empty:
@@ -208,9 +134,10 @@ def _charts(result, modes, kernels, compile_long, order) -> list[tuple[str, alt.
                 charts.timing_chart(samples, ff.timing_summary(result)),
             )
         )
-    _, clocks = checks.clock_views(result)
-    if clocks is not None:
-        found.append(("Three clocks: median per mode and clock (bar = IQR; × = flagged)", clocks))
+    if clock_chart is not None:
+        found.append(
+            ("Three clocks: median per mode and clock (bar = IQR; × = flagged)", clock_chart)
+        )
     sweep = ff.sweep_frame(result)
     if not sweep.empty:
         found.append(("Sweep: time per call against size", fc.sweep_time_chart(sweep)))
@@ -245,24 +172,24 @@ def _readable(frame):
 
 
 def build(run: dict[str, Any], result: FusionResult) -> Report:
+    resources = fk.resources_frame(result)
+    fig = figures(result, resources)  # once: every part below reads its figures from here
+    key = fig.summary
     by = {m.mode: m for m in result.modes}
-    per_mode = mode_figures(result)  # once: the headline, the modes table and the checklist
-    key = key_figures(result, per_mode)
-    modes = ff.modes_frame(result, per_mode)
+    modes = ff.modes_frame(result, fig.modes)
     kernels = ff.kernels_frame(result)
     compile_long = ff.compile_frame(result)
-    order = [m.mode for m in result.modes]
     checked = [m for m in result.modes if m.tolerance_passed is not None]
     ok = any(m.ran for m in result.modes) and all(m.tolerance_passed for m in checked)
     shown = kernels.drop(columns="kernel") if kernels["kernel"].equals(kernels["name"]) else kernels
-    kernel_views = rk.views(result, modes)  # resources and occupancy; the long-chain what-if
+    kernel_views = rk.views(result, fig, modes, resources)  # occupancy; the long-chain what-if
     tables = [("Modes", _readable(modes)), ("Kernels", _readable(shown)), *kernel_views.tables]
-    clock_table, _ = checks.clock_views(result)
+    clock_table, clock_chart = checks.clock_views(fig.clocks)
     if clock_table is not None:
         tables.append(("Three clocks", clock_table))
     if not compile_long.empty:
-        tables.append(("Compile latency (own seconds per phase)", ff.compile_table(result)))
-    evidence = ff.evidence_table(result, per_mode)
+        tables.append(("Compile latency (own seconds per phase)", ff.compile_table(compile_long)))
+    evidence = ff.evidence_table(result, fig.modes)
     if not evidence.empty:
         tables.append(("Evidence: the deployment checklist per compiled mode", evidence))
     traced = [(m.mode, m.compile_evidence) for m in result.modes if m.compile_evidence]
@@ -283,11 +210,14 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
     return Report(
         headline=_headline(result, key, by),
         ok=ok,
-        metrics=(*_metrics(key, modes, by), *checks.metrics(result, key)),
-        charts=(*_charts(result, modes, kernels, compile_long, order), *kernel_views.charts),
+        metrics=(*_metrics(key, modes, by), *checks.metrics(result, fig)),
+        charts=(
+            *_charts(result, fig, modes, kernels, compile_long, clock_chart),
+            *kernel_views.charts,
+        ),
         tables=tuple(tables),
-        notes=(*_notes(result, key, modes, compile_long, run), *kernel_views.notes),
+        notes=(*report_notes.notes(run, result, key, modes, compile_long), *kernel_views.notes),
         downloads=tuple(_downloads(run, result, kernels)),
         code=code,
-        warnings=tuple(checks.warnings(result, modes)),
+        warnings=tuple(checks.warnings(result, fig, modes)),
     )

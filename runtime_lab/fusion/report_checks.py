@@ -1,7 +1,8 @@
-"""Fusion report extras: clocks, ceiling, naive A/B (runs timed before profiling), mega-cache."""
+"""Fusion report checks: clocks, ceiling, naive A/B (runs timed before profiling), mega-cache."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import altair as alt
@@ -10,7 +11,7 @@ import pandas as pd
 from runtime_lab.fusion.charts import fmt_seconds
 from runtime_lab.fusion.charts_clocks import clocks_chart
 from runtime_lab.fusion.clocks import clock_warning, clocks_frame
-from runtime_lab.fusion.figures import ceiling
+from runtime_lab.fusion.figures import FusionFigures
 from runtime_lab.fusion.result import FusionResult
 from runtime_lab.report import Metric
 from runtime_lab.view.fmt import fmt_bytes
@@ -19,13 +20,13 @@ MEGA = "mega-cache"
 OVER_CEILING_PCT = 101.0  # beyond timer noise: the "ceiling" was not the device's limit
 
 
-def metrics(result: FusionResult, key: dict[str, Any]) -> list[Metric]:
+def metrics(result: FusionResult, fig: FusionFigures) -> list[Metric]:
     if not result.timed_before_profiling:
         return []
-    best, source = ceiling(result)
+    best, source = fig.ceiling_gbps, fig.ceiling_source
     add = result.add_gbps
     peak = result.theoretical_gbps
-    naive, measured = key.get("naive_speedup"), key.get("measured_speedup")
+    naive, measured = fig.summary.get("naive_speedup"), fig.summary.get("measured_speedup")
     return [
         Metric(
             "ceiling (best measured)",
@@ -48,11 +49,12 @@ def metrics(result: FusionResult, key: dict[str, Any]) -> list[Metric]:
     ]
 
 
-def warnings(result: FusionResult, modes: pd.DataFrame) -> list[str]:
+def warnings(result: FusionResult, fig: FusionFigures, modes: pd.DataFrame) -> list[str]:
+    """Modes above the ceiling, clocks that disagree."""
     if not result.timed_before_profiling:
         return []
     found = []
-    best, source = ceiling(result)
+    best, source = fig.ceiling_gbps, fig.ceiling_source
     over = modes[modes["ceiling_pct"].notna() & (modes["ceiling_pct"] > OVER_CEILING_PCT)]
     for row in over.itertuples():
         mb = row.bytes_per_call / 1e6
@@ -63,11 +65,11 @@ def warnings(result: FusionResult, modes: pd.DataFrame) -> list[str]:
             "a working set that fits in cache, or a byte pattern the ceiling does not share, "
             "can do this)."
         )
-    clocks = clock_warning(result)
-    return found + ([clocks] if clocks else [])
+    disagree = clock_warning(fig.clocks)
+    return found + ([disagree] if disagree else [])
 
 
-def naive_note(result: FusionResult, key: dict[str, Any]) -> list[str]:
+def naive_note(result: FusionResult, key: Mapping[str, Any]) -> list[str]:
     naive, measured = key.get("naive_speedup"), key.get("measured_speedup")
     if not (result.timed_before_profiling and naive and measured):
         return []
@@ -93,9 +95,10 @@ def host_bound_note(result: FusionResult, modes: pd.DataFrame) -> list[str]:
     ]
 
 
-def clock_views(result: FusionResult):
-    """("Three clocks" table, chart) or (None, None) when no mode recorded clocks."""
-    frame = clocks_frame(result)
+def clock_views(clocks: Sequence[dict[str, Any]]):
+    """("Three clocks" table, chart) or (None, None) when no mode recorded clocks (clocks:
+    clock_rows of the run)."""
+    frame = clocks_frame(clocks)
     if frame.empty:
         return None, None
     table = frame[["mode", "clock", "median_ms", "iqr_ms", "ratio_to_lab", "flagged", "detail"]]

@@ -10,7 +10,7 @@ import pandas as pd
 from runtime_lab.compiler.occupancy import DEFAULT_SMEM_PER_BLOCK
 from runtime_lab.fusion import frames_kernels as fk
 from runtime_lab.fusion.charts_kernels import occupancy_chart
-from runtime_lab.fusion.figures import ceiling
+from runtime_lab.fusion.figures import FusionFigures
 from runtime_lab.fusion.result import FusionResult
 
 INTEGERS = ("registers_per_thread", "spilled_registers", "smem_bytes")
@@ -133,12 +133,14 @@ def _kernels(count: float | None) -> str:
     return f"{_fmt(count)} kernel{'' if count == 1 else 's'} per call"
 
 
-def views(result: FusionResult, modes: pd.DataFrame) -> KernelViews:
-    """What the fusion page adds for kernel resources; nothing for runs recorded before them."""
+def views(
+    result: FusionResult, fig: FusionFigures, modes: pd.DataFrame, frame: pd.DataFrame
+) -> KernelViews:
+    """What the fusion page adds for kernel resources; nothing for runs recorded before them
+    (frame: fk.resources_frame; without device limits no occupancy column is filled)."""
     notes = [f"{m.mode}: {m.triton_note}" for m in result.modes if m.triton_note]
     if result.limits_note:
         notes.insert(0, result.limits_note)
-    frame = fk.resources_frame(result)  # without device limits: no occupancy columns filled
     whatif = whatif_note(result, modes, frame)
     if result.device_limits is None or frame["occupancy_pct"].isna().all():
         return KernelViews(notes=tuple(notes + ([whatif] if whatif else [])))
@@ -149,6 +151,6 @@ def views(result: FusionResult, modes: pd.DataFrame) -> KernelViews:
     table = table.astype(dict.fromkeys(counts, "Int64"))  # 24, not 24.0, beside the gaps
     charts = ()
     if frame["gbps"].notna().any():
-        best, source = ceiling(result)
-        charts = ((CHART_TITLE, occupancy_chart(frame, best, source)),)
+        chart = occupancy_chart(frame, fig.ceiling_gbps, fig.ceiling_source)
+        charts = ((CHART_TITLE, chart),)
     return KernelViews(tables=((TABLE_TITLE, table),), charts=charts, notes=tuple(notes))

@@ -11,10 +11,10 @@ import torch
 from runtime_lab import config
 from runtime_lab.fusion.modes import GRAPH_MODES, INDUCTOR_MODES, LOOP_CALLS, build
 from runtime_lab.fusion.result import FUSED_TRANSFERS, CompileLatency, FusionResult, ModeResult
-from runtime_lab.fusion.run_cache import mega_cache_latency
 from runtime_lab.fusion.run_clocks import PROFILED_CALLS, mode_clocks, profile_mode
 from runtime_lab.fusion.run_evidence import add_evidence
-from runtime_lab.fusion.run_extra import fresh_process_latency, sweep
+from runtime_lab.fusion.run_fresh import fresh_process_latency, mega_cache_latency
+from runtime_lab.fusion.run_sweep import sweep
 from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab import device_limits, triton_meta
 from runtime_lab.lab.base import TOLERANCES, Context, element_bytes, torch_dtype

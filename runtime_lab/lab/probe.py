@@ -92,6 +92,6 @@ def take() -> dict[str, float | None]:
         # hand the probe's blocks back, so the job finds the allocator as the last job left it
         torch.cuda.empty_cache()
     probe["took_ms"] = (time.perf_counter() - start) * 1e3
-    # launch-bound figures depend on the core (docs/gpu-evidence.md, session 4 run 1)
+    # launch-bound figures depend on the core (docs/evidence/gpu.md, session 4 run 1)
     probe["cpu_core"] = psutil.Process().cpu_num()
     return probe

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from runtime_lab.recompiles.frames import MODE_ORDER
+from runtime_lab.recompiles.figures import MODE_ORDER
 from runtime_lab.recompiles.result import CUDAGRAPH_STATES, EVENTS
 
 EVENT_COLORS = ("#4c78a8", "#e45756", "#54a24b", "#f58518", "#222222")

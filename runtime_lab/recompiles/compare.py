@@ -10,6 +10,7 @@ import pandas as pd
 
 from runtime_lab.compare import charts as cc
 from runtime_lab.recompiles import frames as rf
+from runtime_lab.recompiles.figures import MODE_ORDER, figures
 from runtime_lab.recompiles.result import RecompilesResult
 
 
@@ -64,7 +65,7 @@ def charts(results: Sequence[tuple[str, RecompilesResult]]) -> list[tuple[str, A
     """Graphs per mode, compile seconds per call of the sequence, and the calls a stance ran eager
     or made fail (runs with a stance only), the run as colour."""
     runs = [name for name, _ in results]
-    totals = cc.with_run(results, rf.totals_frame)
+    totals = cc.with_run(results, lambda r: rf.totals_frame(r, figures(r)))
     calls = cc.with_run(results, _calls)
     run = alt.Tooltip("run:N")
     totals_tip = [
@@ -85,7 +86,7 @@ def charts(results: Sequence[tuple[str, RecompilesResult]]) -> list[tuple[str, A
         alt.Tooltip("call_s:Q", format=".3f", title="whole call (s)"),
         alt.Tooltip("reason:N", title="recompile reason"),
     ]
-    order = list(rf.MODE_ORDER)
+    order = list(MODE_ORDER)
     x_order = sorted(set(calls["call"])) if "call" in calls else []
     stance_tip = [
         run,

@@ -1,14 +1,56 @@
-"""Headline figures of a recompiles run (no torch): the keys the CLI JSON promises."""
+"""Derived recompiles figures (no torch), computed once per run: the CLI's keys and the report's."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from runtime_lab.recompiles import cudagraph_calls as cg
-from runtime_lab.recompiles.result import RecompilesResult
+from runtime_lab.recompiles.info import RECOMPILE_MODES
+from runtime_lab.recompiles.result import CallRecord, RecompilesResult
+
+MODE_ORDER = (*RECOMPILE_MODES, "bucketed", cg.MODE)
+
+
+@dataclass(frozen=True)
+class RecompilesFigures:
+    """Every figure of one recompiles run that more than one part of its report reads."""
+
+    order: tuple[str, ...]  # the modes as the page lists them
+    first_recompile: Mapping[str, CallRecord]  # per mode that recompiled: its first recompile
+    cudagraphs: Mapping[str, int]  # the reduce-overhead what-if's calls per state; {} without
+    summary: Mapping[str, Any]  # the headline numbers under the names the CLI JSON promises
+
+
+def mode_order(result: RecompilesResult) -> list[str]:
+    present = [m.mode for m in result.modes]
+    return [m for m in MODE_ORDER if m in present] + [m for m in present if m not in MODE_ORDER]
+
+
+def figures(result: RecompilesResult) -> RecompilesFigures:
+    first = {
+        m.mode: call
+        for m in result.modes
+        if (call := next((c for c in m.calls if c.event == "recompile"), None))
+    }
+    graphs = next((m for m in result.modes if m.mode == cg.MODE), None)
+    counts = cg.counts(c.cudagraph for c in graphs.calls) if graphs else {}
+    return RecompilesFigures(
+        order=tuple(mode_order(result)),
+        first_recompile=MappingProxyType(first),
+        cudagraphs=MappingProxyType(counts),
+        summary=MappingProxyType(_summary(result, counts)),
+    )
 
 
 def key_figures(result: RecompilesResult) -> dict[str, Any]:
+    """The CLI JSON's headline numbers (the registry's figures stage)."""
+    return dict(figures(result).summary)
+
+
+def _summary(result: RecompilesResult, cudagraphs: dict[str, int]) -> dict[str, Any]:
     """The headline numbers under the names the CLI JSON promises (per mode where it applies)."""
     modes = [m for m in result.modes if not m.error]
     g = result.graph_break
@@ -51,6 +93,5 @@ def key_figures(result: RecompilesResult) -> dict[str, Any]:
         }
     graphs = [m for m in modes if m.mode == cg.MODE]
     if graphs:
-        counts = cg.counts(c.cudagraph for c in graphs[0].calls)
-        found["cudagraphs"] = {**counts, "pool_bytes": graphs[0].pool_bytes}
+        found["cudagraphs"] = {**cudagraphs, "pool_bytes": graphs[0].pool_bytes}
     return found

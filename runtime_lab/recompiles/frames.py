@@ -5,21 +5,15 @@ from __future__ import annotations
 import pandas as pd
 
 from runtime_lab.recompiles import cudagraph_calls as cg
-from runtime_lab.recompiles.info import RECOMPILE_MODES
+from runtime_lab.recompiles.figures import RecompilesFigures
 from runtime_lab.recompiles.result import ModeRun, RecompilesResult
 
-MODE_ORDER = (*RECOMPILE_MODES, "bucketed", cg.MODE)
 NEAR_LIMIT = 0.75  # compiles at or past 75 % of the limit: one more shape family and it is hit
 MB = 1e6
 
 
 def _text(shape) -> str:
     return "x".join(str(d) for d in shape)
-
-
-def mode_order(result: RecompilesResult) -> list[str]:
-    present = [m.mode for m in result.modes]
-    return [m for m in MODE_ORDER if m in present] + [m for m in present if m not in MODE_ORDER]
 
 
 def call_label(index: int, shape, dtype: str, default_dtype: str) -> str:
@@ -80,13 +74,13 @@ def _sum(values) -> float | None:
     return sum(values) if values else None
 
 
-def totals_frame(result: RecompilesResult) -> pd.DataFrame:
+def totals_frame(result: RecompilesResult, fig: RecompilesFigures) -> pd.DataFrame:
     """One row per mode: graphs, compiles, recompiles, cache hits, seconds, the limit's state."""
     rows = []
     by = {m.mode: m for m in result.modes}
-    for name in mode_order(result):
+    for name in fig.order:
         m = by[name]
-        graphs = cg.counts(c.cudagraph for c in m.calls) if m.mode == cg.MODE else {}
+        graphs = fig.cudagraphs if m.mode == cg.MODE else {}
         rows.append(
             {
                 "mode": m.mode,
@@ -141,7 +135,7 @@ def cudagraph_frame(result: RecompilesResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def limit_frame(result: RecompilesResult) -> pd.DataFrame:
+def limit_frame(result: RecompilesResult, fig: RecompilesFigures) -> pd.DataFrame:
     """Per mode, how much of recompile_limit the sequence used (compiles of one code object)."""
     rows = [
         {
@@ -154,7 +148,7 @@ def limit_frame(result: RecompilesResult) -> pd.DataFrame:
             "label": f"{m.compiles} / {m.recompile_limit}"
             + (" · limit hit" if m.limit_hit else ""),
         }
-        for m in (next(x for x in result.modes if x.mode == n) for n in mode_order(result))
+        for m in (next(x for x in result.modes if x.mode == n) for n in fig.order)
         if not m.error
     ]
     columns = ["mode", "compiles", "recompile_limit", "fraction", "status", "state", "label"]
@@ -213,9 +207,10 @@ def bucket_frame(result: RecompilesResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def bucket_summary(result: RecompilesResult) -> pd.DataFrame:
-    """Static shapes against bucketed ones: compiles and compile seconds vs padding cost."""
-    totals = totals_frame(result).set_index("mode")
+def bucket_summary(totals: pd.DataFrame) -> pd.DataFrame:
+    """Static shapes against bucketed ones: compiles and compile seconds vs padding cost
+    (totals: totals_frame)."""
+    totals = totals.set_index("mode")
     if "bucketed" not in totals.index or totals.loc["bucketed", "error"]:
         return pd.DataFrame()
     keep = [m for m in ("dynamic=False", "bucketed") if m in totals.index]

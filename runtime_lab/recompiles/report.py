@@ -9,7 +9,8 @@ from runtime_lab.recompiles import charts as cr
 from runtime_lab.recompiles import frames as fr
 from runtime_lab.recompiles import report_evidence as ev
 from runtime_lab.recompiles import report_whatif as wi
-from runtime_lab.recompiles.result import ModeRun, RecompilesResult
+from runtime_lab.recompiles.figures import RecompilesFigures, figures
+from runtime_lab.recompiles.result import CallRecord, ModeRun, RecompilesResult
 from runtime_lab.report import Metric, Report, run_json_download
 
 CPU_NOTE = (
@@ -32,7 +33,7 @@ def _graphs_word(n: int) -> str:
     return f"{n} graph" + ("" if n == 1 else "s")
 
 
-def _headline(result: RecompilesResult, order: list[str]) -> str:
+def _headline(result: RecompilesResult, order: tuple[str, ...]) -> str:
     by = {m.mode: m for m in result.modes}
     device = "CPU" if result.device == "cpu" else result.device
     parts = [
@@ -44,17 +45,12 @@ def _headline(result: RecompilesResult, order: list[str]) -> str:
     return f"{head}: {' · '.join(parts)}{stance}"
 
 
-def _first_recompile(mode: ModeRun):
-    return next((c for c in mode.calls if c.event == "recompile"), None)
-
-
-def _metric(mode: ModeRun) -> Metric:
+def _metric(mode: ModeRun, first: CallRecord | None) -> Metric:
     if mode.error:
         return Metric(f"{mode.mode}: graphs", "failed", mode.error[:300])
     value = str(mode.unique_graphs)
     if mode.limit_hit:
         value += " · limit hit"
-    first = _first_recompile(mode)
     help_text = (
         f"{mode.detail}. {mode.recompiles} recompile(s), {mode.cache_hits} cache hit(s), "
         f"{_seconds(mode.compile_s)} compiling; {mode.compiles} of recompile_limit "
@@ -65,9 +61,9 @@ def _metric(mode: ModeRun) -> Metric:
     return Metric(f"{mode.mode}: graphs", value, help_text)
 
 
-def _metrics(result: RecompilesResult, order: list[str]) -> list[Metric]:
+def _metrics(result: RecompilesResult, fig: RecompilesFigures) -> list[Metric]:
     by = {m.mode: m for m in result.modes}
-    found = [_metric(by[name]) for name in order]
+    found = [_metric(by[name], fig.first_recompile.get(name)) for name in fig.order]
     g = result.graph_break
     if g is not None:
         value = "failed" if g.error else f"{g.unique_graphs} · {g.graph_breaks}"
@@ -80,7 +76,7 @@ def _metrics(result: RecompilesResult, order: list[str]) -> list[Metric]:
                 (g.fullgraph_error or "")[:400] or None,
             )
         )
-    found += wi.metrics(result)
+    found += wi.metrics(result, fig)
     found.append(
         Metric(
             "recompile_limit",
@@ -91,13 +87,13 @@ def _metrics(result: RecompilesResult, order: list[str]) -> list[Metric]:
     return found
 
 
-def _mode_notes(result: RecompilesResult) -> list[str]:
+def _mode_notes(result: RecompilesResult, fig: RecompilesFigures) -> list[str]:
     notes = []
     for m in result.modes:
         if m.error:
             notes.append(f"{m.mode} failed: {m.error}")
             continue
-        first = _first_recompile(m)
+        first = fig.first_recompile.get(m.mode)
         if first:
             notes.append(f"{m.mode}: first recompile at call {first.index}, because {first.reason}")
         if m.mode in wi.MARKING:
@@ -131,8 +127,8 @@ def _mode_notes(result: RecompilesResult) -> list[str]:
     return notes
 
 
-def _bucket_note(result: RecompilesResult) -> str | None:
-    summary = fr.bucket_summary(result)
+def _bucket_note(result: RecompilesResult, summary) -> str | None:
+    """summary: frames.bucket_summary of the run."""
     if len(summary) != 2:
         return None
     static, bucketed = summary.iloc[0], summary.iloc[1]
@@ -156,9 +152,9 @@ def _bucket_note(result: RecompilesResult) -> str | None:
     return text + " (the pad copy itself excluded: a batcher would allocate the padded batch)."
 
 
-def _notes(result: RecompilesResult, run: dict[str, Any]) -> list[str]:
-    notes = _mode_notes(result) + wi.notes(result)
-    bucket = _bucket_note(result)
+def _notes(result: RecompilesResult, fig: RecompilesFigures, buckets) -> list[str]:
+    notes = _mode_notes(result, fig) + wi.notes(result, fig)
+    bucket = _bucket_note(result, buckets)
     if bucket:
         notes.append(bucket)
     g = result.graph_break
@@ -225,10 +221,13 @@ def _readable_calls(calls):
 
 
 def build(run: dict[str, Any], result: RecompilesResult) -> Report:
-    order = fr.mode_order(result)
+    fig = figures(result)  # once: the metrics, notes and frames read their figures from here
+    order = list(fig.order)
     calls = ev.with_folders(fr.calls_frame(result), result)
-    totals = fr.totals_frame(result)
-    limits = fr.limit_frame(result)
+    totals = fr.totals_frame(result, fig)
+    limits = fr.limit_frame(result, fig)
+    buckets = fr.bucket_summary(totals)
+    graphs = fr.cudagraph_frame(result)
     reasons = fr.reasons_frame(result)
     charts = []
     if not calls.empty:
@@ -250,18 +249,18 @@ def build(run: dict[str, Any], result: RecompilesResult) -> Report:
                 cr.steady_chart(calls, order),
             )
         )
-    charts += wi.charts(result)
+    charts += wi.charts(graphs)
     tables = [("Per mode totals", totals.dropna(axis="columns", how="all"))]
     tables.append(("Calls", _readable_calls(calls)))
     if not reasons.empty:
         tables.append(("Recompile reasons: every cached frame's failing guard", reasons))
     bucket = fr.bucket_frame(result)
     if not bucket.empty:
-        tables.append(("Bucketing what-if: static shapes vs bucketed", fr.bucket_summary(result)))
+        tables.append(("Bucketing what-if: static shapes vs bucketed", buckets))
         tables.append(("Bucketing per call", bucket.dropna(axis="columns", how="all")))
     if result.graph_break is not None:
         tables.append(("Graph-break variant", fr.graph_break_frame(result)))
-    tables += wi.tables(result) + ev.evidence_tables(result)
+    tables += wi.tables(graphs) + ev.evidence_tables(result)
     code = ev.guard_code(result, order)
     g = result.graph_break
     if g is not None:
@@ -283,12 +282,12 @@ def build(run: dict[str, Any], result: RecompilesResult) -> Report:
     if result.graph_break is not None:
         downloads += cf.downloads("graph-break", result.graph_break.compile_evidence)
     return Report(
-        headline=_headline(result, order),
+        headline=_headline(result, fig.order),
         ok=bool(result.modes) and not any(m.error for m in result.modes),
-        metrics=tuple(_metrics(result, order)),
+        metrics=tuple(_metrics(result, fig)),
         charts=tuple(charts),
         tables=tuple(tables),
-        notes=tuple(_notes(result, run)),
+        notes=tuple(_notes(result, fig, buckets)),
         downloads=tuple(downloads),
         code=tuple(code),
         warnings=tuple(_warnings(result)),

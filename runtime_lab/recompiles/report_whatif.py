@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+import pandas as pd
+
 from runtime_lab.recompiles import charts as cr
 from runtime_lab.recompiles import cudagraph_calls as cg
-from runtime_lab.recompiles import frames as fr
+from runtime_lab.recompiles.figures import RecompilesFigures
 from runtime_lab.recompiles.result import CallRecord, ModeRun, RecompilesResult
 from runtime_lab.report import Metric
 
@@ -28,22 +32,18 @@ def stance_failure(call: CallRecord) -> bool:
     return call.event == "failed" and (call.reason or "").startswith("stance ")
 
 
-def _modes(result: RecompilesResult) -> list[ModeRun]:
+def _modes(result: RecompilesResult, fig: RecompilesFigures) -> list[ModeRun]:
     by = {m.mode: m for m in result.modes}
-    return [by[name] for name in fr.mode_order(result)]
+    return [by[name] for name in fig.order]
 
 
 def _mb(n: int | None) -> str:
     return "—" if n is None else f"{n / 1e6:.3g} MB"
 
 
-def _graphs(mode: ModeRun) -> dict[str, int]:
-    return cg.counts(c.cudagraph for c in mode.calls)
-
-
-def metrics(result: RecompilesResult) -> list[Metric]:
+def metrics(result: RecompilesResult, fig: RecompilesFigures) -> list[Metric]:
     found = []
-    staged = [m for m in _modes(result) if m.stance and not m.error]
+    staged = [m for m in _modes(result, fig) if m.stance and not m.error]
     if staged:
         eager = sum(m.stance_eager for m in staged)
         failed = sum(m.stance_failed for m in staged)
@@ -57,10 +57,10 @@ def metrics(result: RecompilesResult) -> list[Metric]:
                 f"calls the stance ran eager or made raise, per mode: {per_mode}",
             )
         )
-    for m in _modes(result):
+    for m in _modes(result, fig):
         if m.mode != cg.MODE or m.error:
             continue
-        n = _graphs(m)
+        n = fig.cudagraphs
         help_text = (
             f"{n['warmup']} warm-up(s), {n['recorded']} recorded, {n['replayed']} replayed, "
             f"{n['skipped']} skipped; pool {_mb(m.pool_bytes)} after the sequence"
@@ -82,8 +82,7 @@ def _stance_line(m: ModeRun) -> str:
     return text + f", {compiled} ran a compiled frame."
 
 
-def _cudagraph_line(m: ModeRun) -> str:
-    n = _graphs(m)
+def _cudagraph_line(m: ModeRun, n: Mapping[str, int]) -> str:
     text = f"{cg.MODE}: {n['warmup']} warm-up(s), {n['recorded']} recorded, "
     text += f"{n['replayed']} replayed, {n['skipped']} skipped"
     skipped = next((c for c in m.calls if c.cudagraph == "skipped"), None)
@@ -129,15 +128,15 @@ def _mark_lines(result: RecompilesResult, m: ModeRun) -> list[str]:
     return lines
 
 
-def notes(result: RecompilesResult) -> list[str]:
+def notes(result: RecompilesResult, fig: RecompilesFigures) -> list[str]:
     found = []
-    for m in _modes(result):
+    for m in _modes(result, fig):
         if m.error:
             continue
         if m.stance:
             found.append(_stance_line(m))
         if m.mode == cg.MODE:
-            found.append(_cudagraph_line(m))
+            found.append(_cudagraph_line(m, fig.cudagraphs))
         found += _mark_lines(result, m)
     if any(m.stance for m in result.modes):
         found.append(STANCE_NOTE)
@@ -146,16 +145,16 @@ def notes(result: RecompilesResult) -> list[str]:
     return found
 
 
-def charts(result: RecompilesResult) -> list:
-    graphs = fr.cudagraph_frame(result)
+def charts(graphs: pd.DataFrame) -> list:
+    """graphs: frames.cudagraph_frame of the run."""
     if graphs.empty:
         return []
     title = "reduce-overhead what-if: what cudagraph trees did per call (#: the CUDA graph's id)"
     return [(title, cr.cudagraph_chart(graphs))]
 
 
-def tables(result: RecompilesResult) -> list:
-    graphs = fr.cudagraph_frame(result)
+def tables(graphs: pd.DataFrame) -> list:
+    """graphs: frames.cudagraph_frame of the run."""
     if graphs.empty:
         return []
     return [("CUDA graphs per call (reduce-overhead)", graphs.dropna(axis="columns", how="all"))]

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from runtime_lab.record import Run
 from runtime_lab.spec import RunSpec
 
 ACTIVE = ("queued", "running")
@@ -47,22 +48,26 @@ class Job:
     def finished(self) -> bool:
         return self.state in FINISHED
 
-    def as_run(self) -> dict[str, Any]:
-        """The job in the shape of a history row (and of the CLI's JSON), so all draw alike."""
-        return {
-            "id": self.run_id,
-            "status": self.state,
-            "spec": self.spec.to_dict(),
-            "env": self.env,
-            "device": self.device,
-            "result": self.result,
-            "error": self.error,
-            "created_at": self.submitted_at,
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-            "process_probe": self.process_probe,
-            "worker": self.worker,
-        }
+    def as_run(self) -> Run:
+        """The job as a run record, as history stores it and the CLI and pages show it: the
+        one place a job's fields get the record's names."""
+        return Run(
+            id=self.run_id,
+            status=self.state,
+            spec=self.spec.to_dict(),
+            env=self.env,
+            device=self.device,
+            result=self.result,
+            error=self.error,
+            created_at=self.submitted_at,
+            started_at=self.started_at,
+            finished_at=self.finished_at,
+            process_probe=self.process_probe,
+            worker=self.worker,
+            job_id=self.id,
+            experiment=self.spec.experiment,
+            label=self.spec.label,
+        )
 
 
 def wall(monotonic: float | None) -> float | None:

@@ -51,7 +51,7 @@ class JobManager:
             self.history_notice = self.history.notice
         except HistoryError as exc:
             self.history, self.history_notice = None, str(exc)
-        self._lock = threading.Condition()
+        self.lock = threading.Condition()  # the job table's and every lane's queue's
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._cancel: set[str] = set()
         self._stopped = False
@@ -90,7 +90,7 @@ class JobManager:
     def submit(self, spec: RunSpec, target: str | None = None) -> str:
         """Queue a job on its device's lane (or the lane named by `target`), or join the
         queued/running one with the identical spec and target."""
-        with self._lock:
+        with self.lock:
             for job in self._jobs.values():
                 if job.state in ACTIVE and job.spec == spec and job.target == target:
                     self._jobs[job.id] = replace(job, joined=job.joined + 1)
@@ -107,11 +107,11 @@ class JobManager:
             lane = next(lane for lane in self.lanes if lane.plan is plan)
             self._jobs[job_id] = replace(job, lane=lane.name)
             lane.queue.append(job_id)
-            self._lock.notify_all()
+            self.lock.notify_all()
             return job_id
 
     def get(self, job_id: str) -> Job | None:
-        with self._lock:
+        with self.lock:
             job = self._jobs.get(job_id)
             if job is None or job.state != "queued":
                 return job
@@ -120,7 +120,7 @@ class JobManager:
 
     def cancel(self, job_id: str) -> bool:
         """Cancel a queued job at once, or a running one by restarting its worker."""
-        with self._lock:
+        with self.lock:
             job = self._jobs.get(job_id)
             if job is None or job.finished:
                 return False
@@ -133,12 +133,12 @@ class JobManager:
 
     def wait(self, job_id: str, timeout_s: float | None = None) -> Job:
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        with self._lock:
+        with self.lock:
             while not self._jobs[job_id].finished:
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     break
-                self._lock.wait(0.2 if left is None else min(left, 0.2))
+                self.lock.wait(0.2 if left is None else min(left, 0.2))
             return self._jobs[job_id]
 
     @property
@@ -156,7 +156,7 @@ class JobManager:
     def status(self) -> dict[str, Any]:
         """The first lane's worker (a GPU's when there is one) at the top level, as before
         the pool; every lane under `lanes`."""
-        with self._lock:
+        with self.lock:
             lanes = [lane.status() for lane in self.lanes]
             first = lanes[0]
             running = [lane["running"] for lane in lanes if lane["running"]]
@@ -174,9 +174,9 @@ class JobManager:
             }
 
     def close(self) -> None:
-        with self._lock:
+        with self.lock:
             self._stopped = True
-            self._lock.notify_all()
+            self.lock.notify_all()
         for lane in self.lanes:
             lane.pool.close()
         for lane in self.lanes:
@@ -192,63 +192,65 @@ class JobManager:
         """The first lane's worker for the next job (None between a crash and its restart)."""
         return self.lanes[0].pool.current
 
-    # ---- the lanes' side --------------------------------------------------------------
-    def _lane(self, name: str | None) -> Lane | None:
-        return next((lane for lane in self.lanes if lane.name == name), None)
+    # ---- the lanes' side (lane.LaneHost) ----------------------------------------------
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
 
-    def _all_idle(self) -> bool:
+    def all_idle(self) -> bool:
         return all(lane.running is None for lane in self.lanes)
 
-    def _spare_starting(self) -> bool:
+    def spare_starting(self) -> bool:
         return any(lane.pool.starting_spare for lane in self.lanes)
 
-    def _take_cancel(self, job_id: str) -> bool:
-        with self._lock:
+    def take_cancel(self, job_id: str) -> bool:
+        with self.lock:
             if job_id in self._cancel:
                 self._cancel.discard(job_id)
                 return True
             return False
 
-    def _changed(self) -> None:
-        with self._lock:
-            self._lock.notify_all()
+    def update(self, job_id: str, **changes: Any) -> Job:
+        with self.lock:
+            job = self._jobs[job_id] = replace(self._jobs[job_id], **changes)
+            self.lock.notify_all()
+            return job
 
-    def _update(self, job_id: str, **changes: Any) -> None:
-        with self._lock:
-            self._jobs[job_id] = replace(self._jobs[job_id], **changes)
-            self._lock.notify_all()
-
-    def _finish(self, job_id: str, **changes: Any) -> None:
-        """Mark finished (caller may hold the lock: it is re-entrant via Condition's RLock)."""
-        with self._lock:
-            self._jobs[job_id] = replace(self._jobs[job_id], finished_at=time.time(), **changes)
-            self._lock.notify_all()
-            finished = [k for k, j in self._jobs.items() if j.finished]
-            for old in finished[: max(0, len(finished) - KEEP_FINISHED)]:
-                del self._jobs[old]
-
-    def _settle(self, job_id: str, lane: Lane, outcome: dict[str, Any]) -> None:
+    def settle(self, job_id: str, lane: Lane, outcome: dict[str, Any]) -> None:
         """A lane's job ended: note the jobs of other lanes it ran alongside (they share the
         host's cores), store it, then mark it finished and the lane free."""
         outcome["worker"] = {**outcome.get("worker", {}), "alongside": self._alongside(job_id)}
         recorded = self._record(job_id, outcome)
-        with self._lock:
+        with self.lock:
             lane.running = None
             self._finish(job_id, **outcome, **recorded)
 
-    def _fail_lane(self, lane: Lane, error: str) -> None:
+    def fail_lane(self, lane: Lane, error: str) -> None:
         """A lane's thread died: its running and queued jobs end failed with the reason."""
-        with self._lock:
+        with self.lock:
             ids = ([lane.running] if lane.running else []) + list(lane.queue)
             lane.queue.clear()
             lane.running = None
             for job_id in ids:
                 self._finish(job_id, state="failed", error=error, stage="")
 
+    # ---- the manager's own ------------------------------------------------------------
+    def _lane(self, name: str | None) -> Lane | None:
+        return next((lane for lane in self.lanes if lane.name == name), None)
+
+    def _finish(self, job_id: str, **changes: Any) -> None:
+        """Mark finished (caller may hold the lock: it is re-entrant via Condition's RLock)."""
+        with self.lock:
+            self._jobs[job_id] = replace(self._jobs[job_id], finished_at=time.time(), **changes)
+            self.lock.notify_all()
+            finished = [k for k, j in self._jobs.items() if j.finished]
+            for old in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+                del self._jobs[old]
+
     def _alongside(self, job_id: str) -> list[dict[str, Any]]:
         """Jobs of other lanes on the same host whose run overlapped this one's (by the
         dispatchers' clocks): they shared its cores. Another node's jobs shared nothing."""
-        with self._lock:
+        with self.lock:
             me = self._jobs[job_id]
             node = {lane.name: lane.plan.node for lane in self.lanes}
             start, end = me.started_at or 0.0, time.time()
@@ -276,25 +278,15 @@ class JobManager:
         job = self._jobs[job_id]
         if outcome["state"] == "refused" or self.history is None:
             return {}
-        run = {
-            "job_id": job.id,
-            "experiment": job.spec.experiment,
-            "device": outcome.get("device") or job.spec.device,
-            "status": outcome["state"],
-            "label": job.spec.label,
-            "spec": job.spec.to_dict(),
-            "env": job.env or self.env,
-            # node, host, lane and GPU of the worker that ran it are in env and worker
-            "result": outcome.get("result"),
-            "error": outcome.get("error"),
-            "created_at": job.submitted_at,
+        run = replace(
+            replace(job, **outcome).as_run(),
+            device=outcome.get("device") or job.spec.device,
+            env=job.env or self.env,  # node, host, lane and GPU of its worker: in env and worker
             # the worker's own start and end where it reported them (its monotonic clock is
             # the host's, so one offset turns both into wall time), else the dispatcher's
-            "started_at": wall(outcome.get("worker_started")) or job.started_at,
-            "finished_at": wall(outcome.get("worker_finished")) or time.time(),
-            "process_probe": outcome.get("process_probe"),
-            "worker": outcome.get("worker"),
-        }
+            started_at=wall(outcome.get("worker_started")) or job.started_at,
+            finished_at=wall(outcome.get("worker_finished")) or time.time(),
+        )
         try:
             return {"run_id": self.history.add(run)}
         except HistoryError as exc:

@@ -5,21 +5,59 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from runtime_lab.runner import devices
 from runtime_lab.runner.devices import LanePlan
+from runtime_lab.runner.job import Job
 from runtime_lab.runner.process import WorkerDied
+
+
+class LaneHost(Protocol):
+    """What a lane asks of the manager that owns it (runner/jobs.py JobManager): the job table
+    and where a finished job goes. Declared here because jobs imports lane, not back."""
+
+    lock: threading.Condition  # guards the job table and every lane's queue; lanes wait on it
+    timeout_s: float  # a job running longer is killed
+
+    @property
+    def stopped(self) -> bool:
+        """The manager closed: lanes take no more jobs."""
+        ...
+
+    def get(self, job_id: str) -> Job | None: ...
+
+    def update(self, job_id: str, **changes: Any) -> Job:
+        """Replace fields of a job (progress, env, its start); waiters are woken."""
+        ...
+
+    def take_cancel(self, job_id: str) -> bool:
+        """Whether a session asked to cancel this running job (asked once, answered once)."""
+        ...
+
+    def spare_starting(self) -> bool:
+        """A lane is starting a warm spare now: no job may start while it does."""
+        ...
+
+    def all_idle(self) -> bool:
+        """No lane runs a job: a spare may start without competing with one's timing."""
+        ...
+
+    def settle(self, job_id: str, lane: Lane, outcome: dict[str, Any]) -> None:
+        """The lane's job ended with these fields: store it, mark it finished, free the lane."""
+        ...
+
+    def fail_lane(self, lane: Lane, error: str) -> None:
+        """The lane's thread died: its running and queued jobs end failed with the reason."""
+        ...
 
 
 class Lane:
     """A worker slot (a GPU, or a CPU worker): its own queue, pool (worker + warm spare),
     state and restarts. Jobs on one lane never overlap; lanes run side by side."""
 
-    # `manager` is the JobManager that owns the lane (not imported here: jobs imports lane)
-    def __init__(self, manager: Any, plan: LanePlan, pool: Any, eager: bool = True):
-        self.manager, self.plan, self.pool = manager, plan, pool
+    def __init__(self, host: LaneHost, plan: LanePlan, pool: Any, eager: bool = True):
+        self.host, self.plan, self.pool = host, plan, pool
         self.eager = eager  # start the worker at once (the server), or with its first job (CLI)
         self.queue: deque[str] = deque()
         self.state = "starting" if eager else "not started"
@@ -42,8 +80,7 @@ class Lane:
 
     def status(self) -> dict[str, Any]:
         """Called under the manager's lock."""
-        jobs = self.manager._jobs
-        running = jobs.get(self.running) if self.running else None
+        running = self.host.get(self.running) if self.running else None
         worker = self.pool.current
         return {
             "lane": self.name,
@@ -74,30 +111,27 @@ class Lane:
             return None
         self.env = {**worker.env, "lane": self.name}
         self.error, self.state = None, "idle"
-        self.manager._changed()
+        with self.host.lock:  # sessions waiting on the lane's state see it now
+            self.host.lock.notify_all()
         return worker
 
-    def _next(self) -> str | None:
+    def _next(self) -> Job | None:
         """Wait for this lane's next job (None once the manager closes). A warm spare starts
         only while no lane runs a job, and no job starts while a spare starts: its start-up
         would compete with any job's timing for the host's cores."""
-        lock, manager = self.manager._lock, self.manager
+        lock, host = self.host.lock, self.host
         with lock:
-            while not manager._stopped:
-                if self.queue and not manager._spare_starting():
+            while not host.stopped:
+                if self.queue and not host.spare_starting():
                     job_id = self.queue.popleft()
                     self.running = job_id
-                    manager._jobs[job_id] = replace(
-                        manager._jobs[job_id],
-                        state="running",
-                        started_at=time.time(),
-                        stage="starting",
+                    return host.update(
+                        job_id, state="running", started_at=time.time(), stage="starting"
                     )
-                    return job_id
                 if (
                     not self.queue
                     and self.spare_due
-                    and manager._all_idle()
+                    and host.all_idle()
                     and self.pool.wants_spare()
                 ):
                     self.spare_due = False
@@ -120,28 +154,28 @@ class Lane:
         try:
             self._loop()
         except Exception as exc:
-            if not self.manager._stopped:
+            if not self.host.stopped:
                 self.state = "failed"
                 self.error = f"the {self.name} dispatcher stopped: {type(exc).__name__}: {exc}"
-                self.manager._fail_lane(self, self.error)
+                self.host.fail_lane(self, self.error)
 
     def _loop(self) -> None:
         if self.eager:
             self.ensure_worker()
         while True:
-            job_id = self._next()
-            if job_id is None:
+            job = self._next()
+            if job is None:
                 return
-            outcome = self._run(job_id)
-            self.manager._settle(job_id, self, outcome)
+            outcome = self._run(job)
+            self.host.settle(job.id, self, outcome)
             self.spare_due = True
             disturbed = (outcome.get("worker") or {}).get("disturbed_by")
-            if disturbed and self.pool.current is not None and not self.manager._stopped:
+            if disturbed and self.pool.current is not None and not self.host.stopped:
                 self.pool.retire(disturbed)  # the next job must not time in this process
-            if self.pool.current is None and not self.manager._stopped:
+            if self.pool.current is None and not self.host.stopped:
                 self.ensure_worker()  # the spare or a restart now, so the next job finds it ready
 
-    def _run(self, job_id: str) -> dict[str, Any]:
+    def _run(self, job: Job) -> dict[str, Any]:
         """Send the job to the worker and wait for its outcome; returns the final fields."""
         worker = self.ensure_worker()
         if worker is None:
@@ -150,12 +184,12 @@ class Lane:
         record = {**self.pool.sent(), "lane": self.name}
         if self.plan.node:
             record.update(node=self.plan.node, host=self.plan.host)
-        self.manager._update(job_id, env=self.env, worker=record)
-        spec = self.manager._jobs[job_id].spec
+        self.host.update(job.id, env=self.env, worker=record)
+        spec = job.spec
         data = {**spec.to_dict(), "device": devices.worker_device(spec.device, self.plan)}
         try:
-            worker.send({"op": "run", "job_id": job_id, "spec": data})
-            outcome = self._pump(job_id, worker)
+            worker.send({"op": "run", "job_id": job.id, "spec": data})
+            outcome = self._pump(job.id, worker)
         except WorkerDied as exc:
             outcome = self._drop_worker(
                 "failed", f"{exc} while running this job; the worker was restarted"
@@ -168,25 +202,25 @@ class Lane:
         return {**outcome, "worker": {**record, "disturbed_by": disturbed}}
 
     def _pump(self, job_id: str, worker: Any) -> dict[str, Any]:
-        deadline = time.monotonic() + self.manager.timeout_s
+        deadline = time.monotonic() + self.host.timeout_s
         while True:
-            if self.manager._take_cancel(job_id):
+            if self.host.take_cancel(job_id):
                 return self._drop_worker(
                     "cancelled", "cancelled while running; the worker was restarted"
                 )
             if time.monotonic() > deadline:
                 error = (
-                    f"timed out after {self.manager.timeout_s:g} s; "
+                    f"timed out after {self.host.timeout_s:g} s; "
                     "the worker was killed and restarted"
                 )
                 return self._drop_worker("failed", error)
-            if self.manager._stopped:
+            if self.host.stopped:
                 return self._drop_worker("cancelled", "the lab closed while this job ran")
             message = worker.receive(0.1)
             if message is None:
                 continue
             if message.get("op") == "progress":
-                self.manager._update(
+                self.host.update(
                     job_id, stage=message["stage"], done=message["done"], total=message["total"]
                 )
             elif message.get("op") == "result":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from runtime_lab.record import Run
 from runtime_lab.results import CONTENDED_OTHERS_PCT
 
 # A job-start probe this much above the worker's own start-up probe means something earlier in
@@ -63,13 +64,13 @@ def contended_timings(result: Any) -> list[tuple[str, float]]:
     return found
 
 
-def warnings(run: dict[str, Any]) -> list[str]:
+def warnings(run: Run) -> list[str]:
     """States of the process that a reader of any experiment's figures must not miss."""
     found = []
-    probe = run.get("process_probe") or {}
+    probe = run.process_probe or {}
     if probe.get("flagged"):
         found.append(str(probe.get("reason")))
-    contended = contended_timings(run.get("result"))
+    contended = contended_timings(run.result)
     if contended:
         labels = ", ".join(dict.fromkeys(label for label, _ in contended))
         worst = max(pct for _, pct in contended)
@@ -78,7 +79,7 @@ def warnings(run: dict[str, Any]) -> list[str]:
             f"{len(contended)} timed phase(s) ({labels}): host-side figures may be inflated "
             f"(flagged above {CONTENDED_OTHERS_PCT:.0f} %)"
         )
-    alongside = (run.get("worker") or {}).get("alongside") or []
+    alongside = (run.worker or {}).get("alongside") or []
     if alongside:
         others = "; ".join(f"{a.get('lane')}: {a.get('label')}" for a in alongside[:3])
         more = f" and {len(alongside) - 3} more" if len(alongside) > 3 else ""
@@ -90,9 +91,9 @@ def warnings(run: dict[str, Any]) -> list[str]:
     return found
 
 
-def notes(run: dict[str, Any]) -> list[str]:
+def notes(run: Run) -> list[str]:
     """What 'this process' meant for the run: a replaced worker, a job that disturbed its own."""
-    worker = run.get("worker") or {}
+    worker = run.worker or {}
     found = []
     if worker.get("fresh_after_disturbed"):
         tools = ", ".join(worker.get("previous_disturbed_by") or ()) or "a tool"
@@ -110,7 +111,7 @@ def notes(run: dict[str, Any]) -> list[str]:
     return found
 
 
-def annotate(report: Any, run: dict[str, Any]) -> Any:
+def annotate(report: Any, run: Run) -> Any:
     """A Report with the process warnings and notes added (unchanged when there are none)."""
     extra_warnings, extra_notes = warnings(run), notes(run)
     if not extra_warnings and not extra_notes:

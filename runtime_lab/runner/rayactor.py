@@ -92,7 +92,7 @@ class LabActor:
         from runtime_lab.runner import worker
 
         self._worker = worker
-        threads_source, self.baseline = worker._start_up()
+        threads_source, self.baseline = worker.start_up()
         self.env = {
             **fingerprint(threads_source),
             "node": context.get_node_id(),
@@ -245,6 +245,10 @@ class RayWorker:
             return True
         self._gone = True
         return False
+
+    def give_up(self) -> None:
+        """The pool closed: a start() under way gives up, and nothing is killed or restarted."""
+        self._gone = True
 
     def kill(self) -> None:
         """Kill this process; Ray starts a fresh one (its constructor runs again)."""

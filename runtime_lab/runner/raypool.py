@@ -232,5 +232,5 @@ class RayPool:
         self.closed = True
         for worker in (self.current, self._starting):
             if worker is not None:
-                worker._gone = True  # its start() then gives up; no restart is asked for
+                worker.give_up()  # its start() then gives up; no restart is asked for
         self._forget_actor()

@@ -99,9 +99,10 @@ def _probe() -> dict[str, Any]:
         return {"error": f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]}
 
 
-def _start_up() -> tuple[str, dict[str, Any]]:
+def start_up() -> tuple[str, dict[str, Any]]:
     """Threads, tool tracking and the baseline probe, before the hello: a spare that has said
-    hello has CUDA initialised. Returns why the thread count, and the baseline."""
+    hello has CUDA initialised. Returns why the thread count, and the baseline. The local
+    worker's main and the Ray actor (rayactor.py) both start with it."""
     import torch
 
     # Dynamo and Inductor take seconds to import: pay that while the worker (or spare) starts,
@@ -207,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     from runtime_lab.env import fingerprint
 
-    threads_source, baseline = _start_up()
+    threads_source, baseline = start_up()
     try:
         hello = {"op": "hello", "pid": os.getpid(), "env": fingerprint(threads_source)}
         _send(conn, {**hello, "probe": baseline})

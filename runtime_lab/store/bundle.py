@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from runtime_lab import __version__
+from runtime_lab.record import BUNDLE, VIEWS, Run
 from runtime_lab.store.bundle_check import (
     FORMAT,
-    RUN_FIELDS,
     TOO_DEEP,
     VERSION,
     BundleError,
@@ -35,7 +35,6 @@ __all__ = ["BundleError", "export_runs", "import_bytes", "import_file", "read"]
 
 MAX_BYTES = 64 * 1024 * 1024  # decompressed JSON; the Streamlit upload limit is 20 MB packed
 IMPORTED = "imported"  # data dir folder: one subfolder of artefacts per imported run
-RUN_KEYS = tuple(name for name, _, _ in RUN_FIELDS if name != "artefacts")
 _FOLDER_CHARS = 16  # of the fingerprint, naming the run's folder
 
 
@@ -71,8 +70,9 @@ def export_runs(history: Any, ids: list[int], data_dir: str | Path) -> bytes:
     return gzip.compress(text, compresslevel=6)
 
 
-def _exported(row: dict[str, Any], root: Path) -> dict[str, Any]:
-    run = {key: row.get(key) for key in RUN_KEYS}
+def _exported(row: Run, root: Path) -> dict[str, Any]:
+    """A stored run as a bundle's run: the record's bundle fields and the artefacts."""
+    run = row.to_dict(BUNDLE)
     run["env"] = run["env"] or {}
     run["result"] = copy.deepcopy(run["result"])
     artefacts: dict[str, Any] = {}
@@ -184,8 +184,8 @@ def fingerprint(job_id: Any, created_at: Any, host: Any, spec: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _prepared(doc: dict, runs: list[dict], history: Any, root: Path) -> list[tuple[dict, list]]:
-    """Each run as the history row to add and the (path, content) files to write."""
+def _prepared(doc: dict, runs: list[dict], history: Any, root: Path) -> list[tuple[Run, list]]:
+    """Each run as the Run to add to history and the (path, content) files to write."""
     seen: dict[str, int] = {}
     found = []
     for number, run in enumerate(runs, 1):
@@ -207,7 +207,7 @@ def _prepared(doc: dict, runs: list[dict], history: Any, root: Path) -> list[tup
     return found
 
 
-def _imported(run: dict, mark: str, host: str | None, root: Path) -> tuple[dict, list]:
+def _imported(run: dict, mark: str, host: str | None, root: Path) -> tuple[Run, list]:
     folder = root / IMPORTED / mark[:_FOLDER_CHARS]
     files = [(folder / name, content) for name, content in run["artefacts"].items()]
     for path, _ in files:  # safe_name's rule, checked again where it counts (and symlinks)
@@ -223,7 +223,8 @@ def _imported(run: dict, mark: str, host: str | None, root: Path) -> tuple[dict,
         "bundle_version": VERSION,
         "fingerprint": mark,
     }
-    return {**{k: run[k] for k in RUN_KEYS}, "result": result, "origin": origin}, files
+    carried = {name: run[name] for name in VIEWS[BUNDLE]}  # never a stranger's id or origin
+    return Run.from_dict({**carried, "result": result, "origin": origin}), files
 
 
 def _host(run: dict, doc: dict) -> str | None:
@@ -245,16 +246,15 @@ def _gpu(run: dict) -> str | None:
 def _existing(history: Any, job_id: str, mark: str) -> int | None:
     """The id of a run already in history with this fingerprint: imported or made here."""
     for row in history.with_job_id(job_id):
-        origin = row.get("origin") or {}
-        theirs = origin.get("fingerprint") or fingerprint(
-            row["job_id"], row["created_at"], (row.get("env") or {}).get("hostname"), row["spec"]
+        theirs = (row.origin or {}).get("fingerprint") or fingerprint(
+            row.job_id, row.created_at, (row.env or {}).get("hostname"), row.spec
         )
         if theirs == mark:
-            return row["id"]
+            return row.id
     return None
 
 
-def _store(prepared: list[tuple[dict, list]], history: Any, base: Path) -> list[int]:
+def _store(prepared: list[tuple[Run, list]], history: Any, base: Path) -> list[int]:
     """Artefacts first, then every row in one transaction; a failure removes the files."""
     written: list[Path] = []
     try:

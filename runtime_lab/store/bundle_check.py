@@ -6,7 +6,8 @@ import json
 import re
 from typing import Any
 
-from runtime_lab import registry
+from runtime_lab import record, registry
+from runtime_lab.record import Run
 
 FORMAT = "runtime-lab-bundle"
 VERSION = 1
@@ -24,22 +25,10 @@ class BundleError(ValueError):
     """A bundle that cannot be exported or imported; the one-line message says why."""
 
 
-# (field, types allowed, may be null): every run of a version-1 bundle carries all of them
+# (field, types allowed, may be null): every run of a version-1 bundle carries all of them, the
+# record's bundle fields (runtime_lab/record.py) and the JSON files its result names
 RUN_FIELDS: tuple[tuple[str, tuple[type, ...], bool], ...] = (
-    ("job_id", (str,), False),
-    ("experiment", (str,), False),
-    ("device", (str,), False),
-    ("status", (str,), False),
-    ("label", (str,), False),
-    ("spec", (dict,), False),
-    ("env", (dict,), False),
-    ("result", (dict,), True),
-    ("error", (str,), True),
-    ("created_at", (int, float), False),
-    ("started_at", (int, float), True),
-    ("finished_at", (int, float), True),
-    ("process_probe", (dict,), True),
-    ("worker", (dict,), True),
+    *record.bundle_rules(),
     ("artefacts", (dict,), False),
 )
 
@@ -188,11 +177,11 @@ def safe_name(name: str) -> bool:
 
 
 def _check_rebuilds(where: str, run: dict[str, Any]) -> None:
-    # the data is a stranger's: any failure to rebuild or summarise it is a reason to refuse
-    record = {**run, "id": None}
+    # the data is a stranger's: any failure to rebuild or summarise it is a reason to refuse;
+    # a failed run's result too, which a done one's summary never reads
     try:
-        registry.result_from_record(run["experiment"], run["result"])
-        registry.summary(record)
+        result = registry.result_from_record(run["experiment"], run["result"])
+        registry.summary(Run.from_dict(run), result=result)
     except Exception as exc:
         detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
         raise BundleError(

@@ -9,6 +9,9 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from runtime_lab import record
+from runtime_lab.record import Run
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -30,31 +33,16 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_experiment ON runs(experiment, device);
 """
-COLUMNS = [
-    "id",
-    "job_id",
-    "experiment",
-    "device",
-    "status",
-    "label",
-    "spec_json",
-    "env_json",
-    "result_json",
-    "error",
-    "created_at",
-    "started_at",
-    "finished_at",
-    "process_probe_json",
-    "worker_json",
-    "origin_json",
-]
+# The record's fields as columns, JSON objects as text in `<field>_json` (runtime_lab/record.py)
+JSON_FIELDS = record.json_fields()
+COLUMNS = tuple(f"{name}_json" if name in JSON_FIELDS else name for name in record.FIELDS)
 # JSON columns added after the first release: a database written before gets them (NULL) on open
 ADDED_COLUMNS = ("process_probe_json", "worker_json", "origin_json")
-# origin: where an imported run came from (runtime_lab.store.bundle); None for a run made here
-JSON_COLUMNS = ("spec", "env", "result", "process_probe", "worker", "origin")
-_OPTIONAL_JSON = ("process_probe", "worker", "origin")
-_INSERTED = [c for c in COLUMNS if c != "id"]
-_INSERT = f"INSERT INTO runs ({', '.join(_INSERTED)}) VALUES ({', '.join('?' for _ in _INSERTED)})"
+_INSERTED = [(f, c) for f, c in zip(record.FIELDS, COLUMNS, strict=True) if f != "id"]
+_INSERT = (
+    f"INSERT INTO runs ({', '.join(c for _, c in _INSERTED)}) "
+    f"VALUES ({', '.join('?' for _ in _INSERTED)})"
+)
 LIST_COLUMNS = ("id", "experiment", "device", "status", "label", "created_at", "finished_at")
 
 
@@ -129,25 +117,20 @@ class History:
         except sqlite3.DatabaseError as exc:
             raise HistoryError(f"history database {self.path.name} is unreadable: {exc}") from exc
 
-    def add(self, run: dict[str, Any]) -> int:
-        """Store a finished run; returns its id."""
+    def add(self, run: Run) -> int:
+        """Store a finished run (its id is history's to give); returns its id."""
         return self.add_many([run])[0]
 
-    def add_many(self, runs: list[dict[str, Any]]) -> list[int]:
+    def add_many(self, runs: list[Run]) -> list[int]:
         """Store several runs in one transaction (a bundle import): all of them or none."""
         rows = [_row(run) for run in runs]  # a malformed run fails here, before any insert
         return self._transaction(lambda conn: [conn.execute(_INSERT, r).lastrowid for r in rows])
 
-    def with_job_id(self, job_id: str) -> list[dict[str, Any]]:
-        """Runs recorded from one job (its spec, env and origin parsed): what a bundle import
-        compares against to refuse a run that is already here."""
-        sql = "SELECT id, job_id, created_at, spec_json, env_json, origin_json FROM runs "
-        rows = self._run(sql + "WHERE job_id = ? ORDER BY id", (str(job_id),), fetch="all")
-        for row in rows:
-            for column in ("spec", "env", "origin"):
-                raw = row.pop(f"{column}_json", None)
-                row[column] = json.loads(raw) if raw else None
-        return rows
+    def with_job_id(self, job_id: str) -> list[Run]:
+        """Runs recorded from one job: what a bundle import compares against to refuse a run
+        that is already here."""
+        sql = "SELECT * FROM runs WHERE job_id = ? ORDER BY id"
+        return [_stored(row) for row in self._run(sql, (str(job_id),), fetch="all")]
 
     def list(
         self, experiment: str | None = None, device: str | None = None, limit: int = 500
@@ -177,14 +160,9 @@ class History:
             row["hostname"] = (json.loads(row.pop("env_json") or "{}") or {}).get("hostname")
         return rows
 
-    def get(self, run_id: int) -> dict[str, Any] | None:
+    def get(self, run_id: int) -> Run | None:
         row = self._run("SELECT * FROM runs WHERE id = ?", (int(run_id),), fetch="one")
-        if row is None:
-            return None
-        for column in JSON_COLUMNS:
-            raw = row.pop(f"{column}_json", None)
-            row[column] = json.loads(raw) if raw else None
-        return row
+        return None if row is None else _stored(row)
 
     def delete(self, run_id: int) -> bool:
         return self._run("DELETE FROM runs WHERE id = ?", (int(run_id),)).rowcount > 0
@@ -207,17 +185,20 @@ def _fetched(cursor: sqlite3.Cursor, fetch: str) -> Any:
     return cursor
 
 
-def _row(run: dict[str, Any]) -> tuple:
-    """A run dict as the INSERT's parameters, JSON columns serialised."""
-    row = {
-        **{c: None for c in _INSERTED},
-        **run,
-        "spec_json": json.dumps(run["spec"]),
-        "env_json": json.dumps(run.get("env") or {}),
-        "result_json": json.dumps(run["result"]) if run.get("result") is not None else None,
-        **{
-            f"{c}_json": json.dumps(run[c]) if run.get(c) is not None else None
-            for c in _OPTIONAL_JSON
-        },
-    }
-    return tuple(row[c] for c in _INSERTED)
+def _row(run: Run) -> tuple:
+    """A run as the INSERT's parameters, JSON fields as text (env is never NULL: v0.1's rule)."""
+    values = run.to_dict() | {"env": run.env or {}}
+    return tuple(_text(values[f]) if f in JSON_FIELDS else values[f] for f, _ in _INSERTED)
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else json.dumps(value)
+
+
+def _stored(row: dict[str, Any]) -> Run:
+    """A stored row as a Run: JSON columns parsed (NULL or empty text: None)."""
+    plain = {}
+    for name, column in zip(record.FIELDS, COLUMNS, strict=True):
+        raw = row.get(column)
+        plain[name] = (json.loads(raw) if raw else None) if name in JSON_FIELDS else raw
+    return Run.from_dict(plain)

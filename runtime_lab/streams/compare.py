@@ -9,6 +9,7 @@ import altair as alt
 
 from runtime_lab.compare import charts as cc
 from runtime_lab.streams import frames as sf
+from runtime_lab.streams.figures import figures
 from runtime_lab.streams.result import StreamsResult
 
 _VARIANT_FIGURES = {
@@ -47,8 +48,9 @@ def samples(result: StreamsResult) -> dict[str, tuple[float, ...]]:
 def charts(results: Sequence[tuple[str, StreamsResult]]) -> list[tuple[str, Any]]:
     """Wrong results per ordering and overlap per case, the run as colour."""
     runs = [name for name, _ in results]
-    variants = cc.with_run(results, sf.variants_frame)
-    overlap = cc.with_run(results, sf.overlap_frame)
+    pairs = [(name, (r, figures(r))) for name, r in results]  # each run's figures, once
+    variants = cc.with_run(pairs, lambda p: sf.variants_frame(*p))
+    overlap = cc.with_run(pairs, lambda p: sf.overlap_frame(*p))
     run = alt.Tooltip("run:N")
     variant_tip = [
         run,

@@ -1,16 +1,76 @@
-"""Headline figures of a streams run (no torch): the keys the CLI JSON promises."""
+"""Derived streams figures (no torch), computed once per run: the CLI's keys and the report's."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
-from runtime_lab.results import stats
-from runtime_lab.streams.result import StreamsResult, VariantResult
+from runtime_lab.results import Stats, stats
+from runtime_lab.streams.result import HARNESS_LABEL, OverlapCase, StreamsResult, VariantResult
+
+
+@dataclass(frozen=True)
+class OverlapFigures:
+    """One overlap case: the medians of one stream and of two, and the wall gain between."""
+
+    one_stream_ms: float | None
+    two_streams_ms: float | None
+    wall_gain_pct: float | None
+
+
+@dataclass(frozen=True)
+class StreamsFigures:
+    """Every figure of one streams run; the tuples follow the result's own lists, in order."""
+
+    worst_abs_diff: tuple[float, ...]  # per variant: its trials' largest |diff| (0 without)
+    host_us: tuple[Stats | None, ...]  # per host-blocking call: its samples' spread
+    overlap: tuple[OverlapFigures, ...]  # per overlap case
+    event_ms: Stats | None  # the matmul timed by hand with Event.elapsed_time
+    harness_ms: Stats | None  # the same matmul under the lab harness (device time)
+    summary: Mapping[str, Any]  # the headline numbers under the names the CLI JSON promises
 
 
 def primary(result: StreamsResult) -> VariantResult | None:
     """The variant the user named first: the CLI's top-level figures are its figures."""
     return result.variants[0] if result.variants else None
+
+
+def _median(values) -> float | None:
+    s = stats(values)
+    return s.median if s else None
+
+
+def _overlap(case: OverlapCase) -> OverlapFigures:
+    serial, concurrent = _median(case.serial_ms), _median(case.concurrent_ms)
+    gain = 100.0 * (serial - concurrent) / serial if serial and concurrent else None
+    return OverlapFigures(serial, concurrent, gain)
+
+
+def _harness(result: StreamsResult) -> Stats | None:
+    found = [t for t in result.timings if t.label == HARNESS_LABEL]
+    return stats(found[0].device_ms) if found else None
+
+
+def figures(result: StreamsResult) -> StreamsFigures:
+    worst = tuple(max(v.diffs, default=0.0) for v in result.variants)
+    host = tuple(stats(b.host_us) for b in result.host_blocking)
+    event = stats(result.event_ms)
+    summary = _summary(result, worst, host, event)
+    return StreamsFigures(
+        worst_abs_diff=worst,
+        host_us=host,
+        overlap=tuple(_overlap(c) for c in result.overlap),
+        event_ms=event,
+        harness_ms=_harness(result),
+        summary=MappingProxyType(summary),
+    )
+
+
+def key_figures(result: StreamsResult) -> dict[str, Any]:
+    """The CLI JSON's headline numbers (the registry's figures stage)."""
+    return dict(figures(result).summary)
 
 
 def _lanes(variant: VariantResult | None) -> list[str]:
@@ -20,16 +80,12 @@ def _lanes(variant: VariantResult | None) -> list[str]:
     return list(seen)
 
 
-def key_figures(result: StreamsResult) -> dict[str, Any]:
+def _summary(result: StreamsResult, worst, host, event) -> dict[str, Any]:
     first = primary(result)
-    event, blocking = stats(result.event_ms), {}
-    for b in result.host_blocking:
-        s = stats(b.host_us)
-        blocking[b.call] = s.median if s else None
     found = {
         # without variants (CPU) the figures are the correctness branch's single comparison
         "variant": first.variant if first else None,
-        "max_abs_diff": max(first.diffs, default=0.0) if first else result.max_abs_diff,
+        "max_abs_diff": worst[0] if first else result.max_abs_diff,
         "mismatches": first.mismatches if first else int(not result.tolerance_passed),
         "trials": first.trials if first else 1,
         "lanes": _lanes(first),
@@ -38,16 +94,18 @@ def key_figures(result: StreamsResult) -> dict[str, Any]:
             v.variant: {
                 "mismatches": v.mismatches,
                 "trials": v.trials,
-                "max_abs_diff": max(v.diffs, default=0.0),
+                "max_abs_diff": diff,
                 "reused_block": v.reused_block,
                 "lanes": _lanes(v),
             }
-            for v in result.variants
+            for v, diff in zip(result.variants, worst, strict=True)
         },
         "streams_supported": result.streams_supported,
         "delay_ms": result.delay_ms,
         "event_elapsed_ms_median": event.median if event else None,
-        "host_us_median": blocking,
+        "host_us_median": {
+            b.call: s.median if s else None for b, s in zip(result.host_blocking, host, strict=True)
+        },
     }
     hidden = [c for c in result.overlap if c.hidden_dependency]
     if hidden:  # runs from before the case have no such key (their summary stays as it was)

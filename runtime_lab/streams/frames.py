@@ -9,6 +9,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from runtime_lab.results import Timing, stats
+from runtime_lab.streams.figures import StreamsFigures
 from runtime_lab.streams.result import HARNESS_LABEL, StreamsResult, Timeline
 from runtime_lab.view import frames
 
@@ -32,9 +33,9 @@ def _median(values) -> float | None:
     return s.median if s else None
 
 
-def variants_frame(result: StreamsResult) -> pd.DataFrame:
+def variants_frame(result: StreamsResult, fig: StreamsFigures) -> pd.DataFrame:
     rows = []
-    for v in result.variants:
+    for v, worst in zip(result.variants, fig.worst_abs_diff, strict=True):
         rows.append(
             {
                 "variant": v.variant,
@@ -42,7 +43,7 @@ def variants_frame(result: StreamsResult) -> pd.DataFrame:
                 "mismatches": v.mismatches,
                 "trials": v.trials,
                 "mismatch_pct": 100.0 * v.mismatches / v.trials if v.trials else 0.0,
-                "worst_abs_diff": max(v.diffs, default=0.0),
+                "worst_abs_diff": worst,
                 "nonfinite_trials": v.nonfinite_trials,
                 "reused_block": v.reused_block,
                 "host_ms_median": _median(v.host_ms),
@@ -140,19 +141,17 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
     )
 
 
-def overlap_frame(result: StreamsResult) -> pd.DataFrame:
+def overlap_frame(result: StreamsResult, fig: StreamsFigures) -> pd.DataFrame:
     rows = []
-    for case in result.overlap:
-        serial, concurrent = _median(case.serial_ms), _median(case.concurrent_ms)
-        gain = 100.0 * (serial - concurrent) / serial if serial and concurrent else None
+    for case, found in zip(result.overlap, fig.overlap, strict=True):
         rows.append(
             {
                 "case": case.label,
                 "size": case.size,
                 "kernels_per_stream": case.kernels_per_stream,
-                "one_stream_ms": serial,
-                "two_streams_ms": concurrent,
-                "wall_gain_pct": gain,
+                "one_stream_ms": found.one_stream_ms,
+                "two_streams_ms": found.two_streams_ms,
+                "wall_gain_pct": found.wall_gain_pct,
                 "overlap_pct": case.overlap_pct,
                 "samples": len(case.serial_ms),
             }
@@ -160,27 +159,17 @@ def overlap_frame(result: StreamsResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def overlap_samples(result: StreamsResult) -> pd.DataFrame:
-    rows = [
-        {"case": c.label, "arrangement": arrangement, "sample": i, "time_ms": v}
-        for c in result.overlap
-        for arrangement, values in (("one stream", c.serial_ms), ("two streams", c.concurrent_ms))
-        for i, v in enumerate(values)
-    ]
-    return pd.DataFrame(rows, columns=["case", "arrangement", "sample", "time_ms"])
-
-
-def blocking_frame(result: StreamsResult) -> pd.DataFrame:
+def blocking_frame(result: StreamsResult, fig: StreamsFigures) -> pd.DataFrame:
     rows = [
         {
             "call": b.call,
             "blocks": b.blocks,
-            "host_us_median": _median(b.host_us),
+            "host_us_median": s.median if s else None,
             "host_us_max": max(b.host_us, default=None),
             "queued_ms": b.queued_ms,
             "samples": len(b.host_us),
         }
-        for b in result.host_blocking
+        for b, s in zip(result.host_blocking, fig.host_us, strict=True)
     ]
     return pd.DataFrame(rows)
 
@@ -241,13 +230,13 @@ class StreamsFrames:
     summary: pd.DataFrame
 
 
-def report_frames(result: StreamsResult) -> StreamsFrames:
+def report_frames(result: StreamsResult, fig: StreamsFigures) -> StreamsFrames:
     return StreamsFrames(
-        variants=variants_frame(result),
+        variants=variants_frame(result, fig),
         variant_timelines=variant_timelines(result),
-        overlap=overlap_frame(result),
+        overlap=overlap_frame(result, fig),
         overlap_timelines=overlap_timelines(result),
-        blocking=blocking_frame(result),
+        blocking=blocking_frame(result, fig),
         lane_map=lane_map_frame(result),
         samples=frames.timing_samples(result.timings),
         summary=frames.timing_summary(result.timings),

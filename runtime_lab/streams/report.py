@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,8 @@ from runtime_lab.results import stats
 from runtime_lab.streams import charts as cs
 from runtime_lab.streams import frames as fs
 from runtime_lab.streams.csan_frames import csan_frame, csan_notes
-from runtime_lab.streams.figures import primary
-from runtime_lab.streams.result import HARNESS_LABEL, StreamsResult, VariantResult
+from runtime_lab.streams.figures import StreamsFigures, figures, primary
+from runtime_lab.streams.result import StreamsResult, VariantResult
 from runtime_lab.streams.sync_frames import sync_frame, sync_notes
 from runtime_lab.view import charts, frames
 from runtime_lab.view.fmt import fmt_ms
@@ -71,10 +72,9 @@ def _correctness_metrics(run: dict[str, Any], result: StreamsResult) -> list[Met
     return found
 
 
-def _variant_metrics(result: StreamsResult) -> list[Metric]:
+def _variant_metrics(result: StreamsResult, fig: StreamsFigures) -> list[Metric]:
     found = []
-    for v in result.variants:
-        worst = max(v.diffs, default=0.0)
+    for v, worst in zip(result.variants, fig.worst_abs_diff, strict=True):
         extra = f"; a new tensor got the freed block in {v.reused_block}" if v.reused_block else ""
         found.append(
             Metric(
@@ -83,28 +83,23 @@ def _variant_metrics(result: StreamsResult) -> list[Metric]:
                 f"{v.description}. Worst |diff| {worst:.3e}{extra}.",
             )
         )
-    for case in result.overlap:
+    for case, overlap in zip(result.overlap, fig.overlap, strict=True):
         why = f"{HIDDEN_NOTE} " if case.hidden_dependency else ""
+        gain = overlap.wall_gain_pct
         found.append(
             Metric(
                 f"overlap, {case.label} ({case.size}²)",
                 "—" if case.overlap_pct is None else f"{case.overlap_pct:.0f} %",
                 f"{why}time both streams run a kernel / time either does, in the profiled run; "
-                f"wall gain two streams vs one: {_gain(case):.1f} %",
+                f"wall gain two streams vs one: {math.nan if gain is None else gain:.1f} %",
             )
         )
     return found
 
 
-def _gain(case) -> float:
-    one, two = stats(case.serial_ms), stats(case.concurrent_ms)
-    return 100.0 * (one.median - two.median) / one.median if one and two else float("nan")
-
-
-def _host_metrics(result: StreamsResult) -> list[Metric]:
+def _host_metrics(result: StreamsResult, fig: StreamsFigures) -> list[Metric]:
     found = []
-    for b in result.host_blocking:
-        s = stats(b.host_us)
+    for b, s in zip(result.host_blocking, fig.host_us, strict=True):
         verb = "blocks until the queued work ends" if b.blocks else "enqueues and returns"
         found.append(
             Metric(
@@ -113,7 +108,7 @@ def _host_metrics(result: StreamsResult) -> list[Metric]:
                 f"{verb}; {b.queued_ms:g} ms of device work was queued ahead; {s.count} samples",
             )
         )
-    event, harness = stats(result.event_ms), _harness(result)
+    event, harness = fig.event_ms, fig.harness_ms
     if event and harness:
         found.append(
             Metric(
@@ -125,11 +120,6 @@ def _host_metrics(result: StreamsResult) -> list[Metric]:
             )
         )
     return found
-
-
-def _harness(result: StreamsResult):
-    found = [t for t in result.timings if t.label == HARNESS_LABEL]
-    return stats(found[0].device_ms) if found else None
 
 
 def _charts(result: StreamsResult, fr: fs.StreamsFrames) -> list[tuple[str, alt.TopLevelMixin]]:
@@ -255,7 +245,8 @@ def _headline(result: StreamsResult) -> str:
 
 
 def build(run: dict[str, Any], result: StreamsResult) -> Report:
-    fr = fs.report_frames(result)
+    fig = figures(result)  # once: the metrics and the frames read their figures from here
+    fr = fs.report_frames(result, fig)
     tables = _tables(fr)
     csan = csan_frame(result)
     if not csan.empty:  # right after the orderings: the two verdicts side by side
@@ -268,7 +259,9 @@ def build(run: dict[str, Any], result: StreamsResult) -> Report:
         headline=_headline(result),
         ok=result.tolerance_passed and not wrong_ordered,
         metrics=tuple(
-            _correctness_metrics(run, result) + _variant_metrics(result) + _host_metrics(result)
+            _correctness_metrics(run, result)
+            + _variant_metrics(result, fig)
+            + _host_metrics(result, fig)
         ),
         charts=tuple(_charts(result, fr)),
         tables=tuple(tables),

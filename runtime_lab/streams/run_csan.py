@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from runtime_lab.lab import child
 from runtime_lab.spec import RunSpec
 from runtime_lab.streams.result import CsanAccess, CsanRace, CsanVerdict
@@ -28,15 +26,11 @@ def verdicts(spec: RunSpec, device: str, shapes: tuple) -> tuple[tuple[CsanVerdi
     doc, why = child.run_module("runtime_lab.streams.run_csan_child", args, TIMEOUT_S, env)
     if doc is None:
         return (), f"the sanitizer child failed: {why}"
-    return parse(json.dumps(doc))
+    return parse(doc)
 
 
-def parse(stdout: str) -> tuple[tuple[CsanVerdict, ...], str]:
-    """The child's last stdout line (CSAN prints its reports to stderr)."""
-    lines = [line for line in stdout.strip().splitlines() if line.startswith("{")]
-    if not lines:
-        return (), "the sanitizer child printed no result"
-    data = json.loads(lines[-1])
+def parse(data: dict) -> tuple[tuple[CsanVerdict, ...], str]:
+    """The child's document (CSAN prints its reports to stderr) as typed verdicts and a note."""
     if data.get("error"):
         return (), data["error"]
     found = tuple(_verdict(v) for v in data.get("verdicts", []))

@@ -6,13 +6,12 @@ import) and reads one JSON document from its stdout."""
 
 from __future__ import annotations
 
-import json
-import sys
 import traceback
 from pathlib import PurePath
 
 import torch
 
+from runtime_lab.lab import child
 from runtime_lab.lab.base import torch_dtype
 from runtime_lab.streams.variants import VARIANT_FUNCTIONS, Workload, cycles_per_ms
 
@@ -100,4 +99,4 @@ def main(args: dict) -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(json.loads(sys.argv[1]))))
+    child.serve(main, errors_as_json=False)  # a crash: the parent's note gives its stderr line

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from runtime_lab.compare import comparison as core
+from runtime_lab.record import Run
 from runtime_lab.store.history import History
 from runtime_lab.ui.results import history_call
 
@@ -17,7 +18,7 @@ BEYOND = "background-color: rgba(228, 87, 86, 0.25); font-weight: 600"
 WITHIN = "color: #6b6b6b"
 
 
-def compare(runs: list[dict[str, Any]]) -> None:
+def compare(runs: list[Run]) -> None:
     """Draw a comparison: headline, spec/environment differences, key figures, charts."""
     try:
         view = core.build(runs)

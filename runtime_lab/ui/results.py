@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
@@ -11,6 +12,7 @@ from streamlit.errors import StreamlitAPIException
 
 import runtime_lab.ui.links as links
 from runtime_lab import registry
+from runtime_lab.record import Run
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import RunSpec, SpecError
@@ -112,12 +114,12 @@ def _poll(jobs: JobManager, job_id: str) -> None:
     progress()
 
 
-def _run_links(run: dict[str, Any]) -> None:
+def _run_links(run: Run) -> None:
     """A recorded run's own address and a link that opens its page with its spec filled in."""
-    experiment = run["spec"].get("experiment")
+    experiment = run.spec.get("experiment")
     info = EXPERIMENTS.get(experiment)
     try:
-        query = links.to_query(RunSpec.from_dict(run["spec"]))
+        query = links.to_query(RunSpec.from_dict(run.spec))
     except (SpecError, TypeError):
         return  # a spec this version no longer accepts: nothing to fill a form with
     left, right, _ = st.columns([1, 1, 3])
@@ -129,22 +131,24 @@ def _run_links(run: dict[str, Any]) -> None:
                 icon=":material/replay:",
                 query_params=query,
             )
-        if run.get("id"):
+        if run.id:
             right.page_link(
                 "app_pages/history.py",
-                label=f"Link to run #{run['id']}",
+                label=f"Link to run #{run.id}",
                 icon=":material/link:",
-                query_params={"run": str(run["id"])},
+                query_params={"run": str(run.id)},
             )
     except StreamlitAPIException:
         pass  # drawn outside the app's navigation (a bare script): no pages to link to
 
 
-def draw(run: dict[str, Any]) -> None:
-    """Draw a run's report: headline, metrics, charts, tables, code, provenance, downloads."""
+def draw(run: Run | Mapping[str, Any]) -> None:
+    """Draw a run's report: headline, metrics, charts, tables, code, provenance, downloads.
+    A run document (plain data) is read as a Run."""
+    run = Run.of(run)
     rep = registry.build_report(run)
-    saved = f" · run #{run['id']}" if run.get("id") else ""
-    if run["status"] == "done":
+    saved = f" · run #{run.id}" if run.id else ""
+    if run.status == "done":
         (st.success if rep.ok else st.error)(rep.headline + saved)
     else:
         st.error(f"{rep.headline}{saved}")
@@ -168,23 +172,21 @@ def draw(run: dict[str, Any]) -> None:
             st.code(source, language=language)
     with st.expander("Provenance: inputs and environment"):
         left, right = st.columns(2)
-        left.dataframe(frames.spec_frame(run["spec"]), hide_index=True)
-        right.dataframe(frames.environment_frame(run.get("env")), hide_index=True)
+        left.dataframe(frames.spec_frame(run.spec), hide_index=True)
+        right.dataframe(frames.environment_frame(run.env), hide_index=True)
     for start in range(0, len(rep.downloads), 4):
         cols = st.columns(4)  # buttons side by side at the left, not spread over the page
         for col, (label, name, data, mime) in zip(
             cols, rep.downloads[start : start + 4], strict=False
         ):
-            col.download_button(
-                label, data, file_name=name, mime=mime, key=f"dl-{run.get('id')}-{name}"
-            )
+            col.download_button(label, data, file_name=name, mime=mime, key=f"dl-{run.id}-{name}")
 
 
-def _chart_downloads(chart, title: str, run: dict[str, Any], number: int) -> None:
+def _chart_downloads(chart, title: str, run: Run, number: int) -> None:
     """PNG, SVG and CSV of one chart side by side, each made only when clicked (a PNG takes
     0.2-5 s): a page of charts draws as fast as without them."""
-    stem = chart_export.file_stem(title, run.get("id"))
-    key = f"chart-{run.get('id')}-{run.get('created_at')}-{number}"
+    stem = chart_export.file_stem(title, run.id)
+    key = f"chart-{run.id}-{run.created_at}-{number}"
     why = chart_export.unavailable()
     shown = [f for f in CHART_FILES if why is None or f[0] == "CSV"]
     cols = st.columns(8)  # narrow columns keep the buttons together at the left

@@ -1,21 +1,18 @@
 """End-to-end: a real Streamlit server driven by headless Chromium through Playwright."""
 
 import gzip
-import importlib
 import json
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
+import serving  # the server start/stop, its health check and Chromium's flags
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT_MS = 90_000
-sys.path.insert(0, str(REPO / "scripts"))
-serving = importlib.import_module("rss_benchmark")  # server health check and Chromium flags
 CHROMIUM, CHROMIUM_ARGS = serving.CHROMIUM, serving.CHROMIUM_ARGS
 
 if not os.path.exists(CHROMIUM):
@@ -118,6 +115,7 @@ def test_fusion_run_on_cpu(server, page):
 def test_history_draws_an_h200_streams_run(server, page, data_dir):
     """A run recorded on the H200, stored in this server's history, redrawn in the browser:
     the per-stream timeline renders without a GPU."""
+    from runtime_lab.record import Run
     from runtime_lab.store.history import History
 
     run = json.loads(
@@ -126,7 +124,7 @@ def test_history_draws_an_h200_streams_run(server, page, data_dir):
     run["result"]["trace_file"] = None
     stored = {**run, "job_id": "h200", "experiment": "streams", "device": "cuda:0"}
     stored["label"] = "streams 4096x4096 float32 cuda:0 (H200)"
-    History(data_dir / "history.sqlite3").add(stored)
+    History(data_dir / "history.sqlite3").add(Run.from_dict(stored))
     open_page(page, server, "History")
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("combobox", name="Open run")).to_have_value(re.compile("H200"))

@@ -1,21 +1,15 @@
 """End-to-end: the History page's uploader in headless Chromium imports a bundle, refuses a bad one."""
 
-import importlib
 import os
-import sys
-from pathlib import Path
 
 import pytest
+import serving  # the server start/stop, its health check and Chromium's flags
 from comparedata import CPU_FUSION, legacy_runs, stored
 
 from runtime_lab.store import bundle
 from runtime_lab.store.history import History
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "scripts"))
-serving = importlib.import_module("rss_benchmark")
 
 if not os.path.exists(serving.CHROMIUM):
     pytest.skip(f"{serving.CHROMIUM} is not installed", allow_module_level=True)

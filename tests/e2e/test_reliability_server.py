@@ -9,26 +9,21 @@ same data directory carries on.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import re
 import signal
 import sqlite3
-import sys
 import time
-from pathlib import Path
 
 import pytest
+import serving  # the server start/stop, its health check and Chromium's flags
 
 from runtime_lab.store.history import History
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-bench = importlib.import_module("rss_benchmark")  # its server start/stop and Chromium flags
 
-if not os.path.exists(bench.CHROMIUM):
-    pytest.skip(f"{bench.CHROMIUM} is not installed", allow_module_level=True)
+if not os.path.exists(serving.CHROMIUM):
+    pytest.skip(f"{serving.CHROMIUM} is not installed", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 RUN_ID = re.compile(r"run #(\d+)")
@@ -37,7 +32,7 @@ RUN_ID = re.compile(r"run #(\d+)")
 @pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=bench.CHROMIUM, args=bench.CHROMIUM_ARGS)
+        chromium = pw.chromium.launch(executable_path=serving.CHROMIUM, args=serving.CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 
@@ -46,11 +41,11 @@ def browser():
 def served(tmp_path):
     """A server on its own data dir; yields (process, url, data dir)."""
     data = tmp_path / "data"
-    proc, url = bench.start_server(str(data), tmp_path / "server.log")
+    proc, url = serving.start_server(str(data), tmp_path / "server.log")
     try:
         yield proc, url, data
     finally:
-        bench.stop_server(proc)
+        serving.stop_server(proc)
 
 
 def _streams_page(browser, url, shape, repeat=3):
@@ -133,12 +128,12 @@ def test_server_killed_mid_run_keeps_every_completed_run(served, browser, tmp_pa
     assert {i: history.get(i) for i in done} == before
 
     # a new server on the same data carries on: the runs are listed, a new one is recorded
-    proc2, url2 = bench.start_server(str(data), tmp_path / "server2.log")
+    proc2, url2 = serving.start_server(str(data), tmp_path / "server2.log")
     try:
         again = _streams_page(browser, url2, "64x70")
         _run_button(again).click()
         assert _run_id(again) == done[-1] + 1
     finally:
-        bench.stop_server(proc2)
+        serving.stop_server(proc2)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)

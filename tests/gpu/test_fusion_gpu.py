@@ -3,7 +3,7 @@
 import pytest
 
 from runtime_lab.fusion.clocks import clock_rows
-from runtime_lab.fusion.figures import mode_figures
+from runtime_lab.fusion.figures import figures
 from runtime_lab.registry import result_from_record, summary
 from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
@@ -47,7 +47,7 @@ def test_no_mode_exceeds_the_best_ceiling_by_more_than_one_percent(big_run):
     result = result_from_record("fusion", big_run["result"])
     assert result.add_gbps and result.copy_ceiling_gbps
     assert result.ceiling_gbps == max(result.add_gbps, result.copy_ceiling_gbps)
-    pct = {f["mode"]: f["ceiling_pct"] for f in mode_figures(result) if f.get("ceiling_pct")}
+    pct = {f.mode: f.ceiling_pct for f in figures(result).modes if f.ceiling_pct}
     assert pct and max(pct.values()) <= 101.0, pct
     if result.theoretical_gbps is not None:  # only where both clock and bus width were read
         assert result.theoretical_gbps > result.ceiling_gbps, result.theoretical_detail

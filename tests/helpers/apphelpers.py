@@ -1,6 +1,9 @@
 """Helpers shared by the AppTest files: open a page, find a widget, poll until an outcome."""
 
 import time
+from pathlib import Path
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def open_page(at, page):

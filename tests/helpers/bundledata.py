@@ -10,9 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fusiondata
 import h200data
-from test_fusion_frames import _result as fusion_result
 
+from runtime_lab.record import Run
 from runtime_lab.results import to_plain
 from runtime_lab.store.history import History
 
@@ -41,17 +42,14 @@ def streams_trace() -> dict:
     return _gz_json(H200 / "streams-lab-trace.json.gz")
 
 
-def _row(document: dict, job_id: str, label: str) -> dict:
-    return {
-        **{k: document.get(k) for k in ("status", "spec", "env", "device", "result", "error")},
-        **{k: document.get(k) for k in ("created_at", "started_at", "finished_at")},
-        "job_id": job_id,
-        "experiment": document["spec"]["experiment"],
-        "label": label,
-    }
+def _row(document: dict, job_id: str, label: str) -> Run:
+    """A run document (the CLI's --json) as history stores it, under a job id and label."""
+    kept = ("status", "spec", "env", "device", "result", "error")
+    kept += ("created_at", "started_at", "finished_at")
+    return Run.from_dict({k: document.get(k) for k in kept} | {"job_id": job_id, "label": label})
 
 
-def _streams(root: Path) -> dict:
+def _streams(root: Path) -> Run:
     run = _gz_json(H200 / "streams-run.json.gz")
     trace = root / "traces" / "e4418a3fa92b-streams.json"
     trace.write_text(json.dumps(streams_trace()))
@@ -59,7 +57,7 @@ def _streams(root: Path) -> dict:
     return _row(run, "h200streams01", "streams 4096x4096 float32 cuda (H200)")
 
 
-def _allocator(root: Path) -> dict:
+def _allocator(root: Path) -> Run:
     run = _gz_json(H200 / "allocator-run.json.gz")
     for snap in run["result"]["snapshots"]:  # real pickles beside the run, as the lab keeps them
         snap["file"] = str(root / "allocator" / Path(snap["file"]).name)
@@ -67,7 +65,7 @@ def _allocator(root: Path) -> dict:
     return _row(run, "h200alloc0001", "allocator 1024x1024 float32 cuda (H200)")
 
 
-def _fusion(root: Path) -> dict:
+def _fusion(root: Path) -> Run:
     trace = root / "traces" / "0a1b2c3d4e5f-eager.json"
     events = [{"name": "aten::add", "ph": "X", "ts": 1.0, "dur": 2.5, "args": {"seq": 1}}]
     trace.write_text(json.dumps({"traceEvents": events, "displayTimeUnit": "ms"}))
@@ -78,7 +76,7 @@ def _fusion(root: Path) -> dict:
         "spec": spec,
         "env": {"hostname": "lab-a", "gpus": GPU, "torch": "2.9.0"},
         "device": "cuda:0",
-        "result": to_plain(fusion_result(trace_file=str(trace))),
+        "result": to_plain(fusiondata.result(trace_file=str(trace))),
         "created_at": 1764000000.25,
         "started_at": 1764000001.0,
         "finished_at": 1764000009.5,

@@ -1,17 +1,21 @@
 """Runs for the compare tests: recorded CPU runs (tests/fixtures/legacy) and an H200 fusion run.
 
-The H200 fusion run is tests/test_fusion_frames.py's CUDA-like result (4096², three modes) with
+The H200 fusion run is helpers/fusiondata.py's CUDA-like result (4096², three modes) with
 the environment the H200 recorded for tests/fixtures/h200/streams-run.json.gz."""
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import gzip
 import json
 import sqlite3
 import tempfile
 from pathlib import Path
 
+import fusiondata
+
+from runtime_lab.record import Run
 from runtime_lab.results import to_plain
 from runtime_lab.store.history import History
 
@@ -21,7 +25,7 @@ CPU_FUSION, CPU_STREAMS, CPU_RECOMPILES, CPU_ALLOCATOR = 1, 2, 3, 4
 FAILED_SELFTEST, H200_STREAMS, H200_ALLOCATOR = 5, 6, 7
 
 
-def legacy_runs() -> dict[int, dict]:
+def legacy_runs() -> dict[int, Run]:
     """Every run of the legacy fixture, by id, as History.get gives them."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "history.sqlite3"
@@ -37,19 +41,27 @@ def h200_env() -> dict:
     return run["env"]
 
 
-def h200_fusion(cpu: dict) -> dict:
+def h200_fusion(cpu: Run) -> Run:
     """The CPU fusion run's spec at 4096² on CUDA with the CUDA-like result, run on the H200."""
-    from test_fusion_frames import _result
+    spec = copy.deepcopy(cpu.spec)
+    spec["shape"] = [4096, 4096]
+    spec["device"] = "cuda"
+    spec["options"]["modes"] = "eager,inductor,inductor-reduce-overhead"
+    return dataclasses.replace(
+        stored(cpu),
+        spec=spec,
+        device="cuda:0",
+        env=h200_env(),
+        result=to_plain(fusiondata.result()),
+        label="fusion 4096x4096 float32 cuda (H200)",
+    )
 
-    run = copy.deepcopy({k: v for k, v in cpu.items() if k != "id"})
-    run["spec"]["shape"] = [4096, 4096]
-    run["spec"]["device"] = "cuda"
-    run["spec"]["options"]["modes"] = "eager,inductor,inductor-reduce-overhead"
-    run |= {"device": "cuda:0", "env": h200_env(), "result": to_plain(_result())}
-    run["label"] = "fusion 4096x4096 float32 cuda (H200)"
-    return run
+
+def stored(run: Run) -> Run:
+    """A run as History.add takes it: a copy without its old id."""
+    return numbered(run, None)
 
 
-def stored(run: dict) -> dict:
-    """A run as History.add takes it: without its old id."""
-    return {k: v for k, v in copy.deepcopy(run).items() if k != "id"}
+def numbered(run: Run, run_id: int | None) -> Run:
+    """A deep copy of a run under another id (a second run to compare it with)."""
+    return dataclasses.replace(copy.deepcopy(run), id=run_id)

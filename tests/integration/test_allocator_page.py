@@ -1,9 +1,10 @@
 """AppTest for app_pages/allocator.py: the form from the catalog, a CPU run, a CUDA report drawn."""
 
 import pytest
+from allocatordata import result as _result
+from allocatordata import run as _run
 from apphelpers import open_page, poll_until, widget
 from streamlit.testing.v1 import AppTest
-from test_allocator_frames import _result, _run
 
 from runtime_lab import ui
 from runtime_lab.registry import EXPERIMENTS
@@ -44,8 +45,8 @@ def test_no_scenario_is_refused_with_the_field_named(app):
 
 
 @pytest.mark.slow
-def test_a_cpu_run_draws_host_memory_and_says_what_needs_cuda(app):
-    at = _open(app)
+def test_a_cpu_run_draws_host_memory_and_says_what_needs_cuda(worker_app):
+    at = _open(worker_app)
     widget(at.text_area, "shapes").set_value("128x128,512x512,128x128")
     widget(at.multiselect, "scenarios").set_value(["sequence", "empty-cache"])
     widget(at.selectbox, "Device").set_value("cpu")

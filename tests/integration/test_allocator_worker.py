@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_allocator_charts import _walk
+from vegaspec import walk as _walk
 
 from runtime_lab.registry import build_report as build
 from runtime_lab.registry import result_from_record, summary

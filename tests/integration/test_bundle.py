@@ -3,6 +3,7 @@ was (figures, report, traces), marked imported, as new runs; pickles never trave
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import sqlite3
@@ -12,6 +13,7 @@ import pytest
 from bundledata import GPU, cli, source, state, streams_trace
 
 from runtime_lab import registry
+from runtime_lab.record import Run
 from runtime_lab.store import bundle
 from runtime_lab.store.history import History, HistoryError
 
@@ -179,7 +181,7 @@ def test_export_refuses_a_run_an_import_would_refuse(tmp_path):
     history = History(tmp_path / "h.sqlite3")
     odd = {"job_id": "j", "experiment": "fusion", "device": "cpu", "status": "running"}
     odd |= {"label": "x", "spec": {"experiment": "fusion", "shape": [8], "dtype": "float32"}}
-    run_id = history.add({**odd, "env": {}, "created_at": 1.0, "result": None})
+    run_id = history.add(Run.from_dict(odd | {"env": {}, "created_at": 1.0, "result": None}))
     with pytest.raises(bundle.BundleError) as refused:
         bundle.export_runs(history, [run_id], tmp_path)
     assert str(refused.value) == (
@@ -216,9 +218,9 @@ def test_a_failed_history_write_leaves_no_artefacts(tmp_path, monkeypatch):
 
 def test_add_many_is_one_transaction(tmp_path):
     history = History(tmp_path / "h.sqlite3")
-    good = {"job_id": "j", "experiment": "selftest", "device": "cpu", "status": "done"}
-    good |= {"label": "x", "spec": {}, "env": {}, "created_at": 1.0}
-    bad = {**good, "experiment": None}  # NOT NULL: fails on the second insert
+    good = Run(job_id="j", experiment="selftest", device="cpu", status="done", spec={})
+    good = dataclasses.replace(good, label="x", created_at=1.0)
+    bad = dataclasses.replace(good, experiment=None)  # NOT NULL: fails on the second insert
     with pytest.raises(HistoryError):
         history.add_many([good, bad])
     assert history.list() == []
@@ -281,3 +283,22 @@ def test_a_real_cpu_run_round_trips_with_its_profiler_trace(tmp_path):
     trace = _downloads(new)["Trace: eager"]  # the profiler's own Chrome trace, from B
     assert json.loads(trace) == json.loads(_downloads(old)["Trace: eager"])
     assert new["result"]["modes"][0]["trace_file"].startswith(str(lab_b / "imported"))
+
+
+def test_each_run_is_rebuilt_once_by_the_export_and_once_by_the_import(tmp_path, monkeypatch):
+    """Its result rebuilt and summarised to check it (the summary reused the rebuilt result)."""
+    lab_a, lab_b = tmp_path / "A", tmp_path / "B"
+    ids = source(lab_a, legacy=False)
+    rebuilt = []
+    real = registry.result_from_record
+
+    def counted(experiment, data):
+        rebuilt.append(experiment)
+        return real(experiment, data)
+
+    monkeypatch.setattr(registry, "result_from_record", counted)
+    data = bundle.export_runs(History(lab_a / "history.sqlite3"), ids, lab_a)
+    assert rebuilt == ["fusion", "streams", "allocator"]
+    lab_b.mkdir()
+    assert bundle.import_bytes(data, History(lab_b / "history.sqlite3"), lab_b) == [1, 2, 3]
+    assert rebuilt == ["fusion", "streams", "allocator"] * 2

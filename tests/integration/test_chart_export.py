@@ -3,21 +3,23 @@
 import csv
 import importlib
 import io
-import json
 import sys
 from pathlib import Path
 
 import altair as alt
 import pandas as pd
 import pytest
+from allocatordata import MIB
+from allocatordata import ab_configs as _configs
+from fusiondata import run as _fusion_run
+from fusiondata import with_clocks as _new
+from fusiondata import with_resources as _resources_result
+from legacydata import BEFORE
+from legacydata import restore as _restore
+from recompilesdata import result as _recompiles_result
+from recompilesdata import run as _recompiles_run
+from recompilesdata import whatif as _whatif
 from streamlit.testing.v1 import AppTest
-from test_fusion_clocks import _new
-from test_fusion_frames import _run as _fusion_run
-from test_fusion_kernels import _resources_result
-from test_legacy_history import BEFORE, _restore
-from test_recompiles_frames import _result as _recompiles_result
-from test_recompiles_frames import _run as _recompiles_run
-from test_recompiles_whatif import _whatif
 
 from runtime_lab import registry
 from runtime_lab.ui import results
@@ -29,8 +31,8 @@ FORMATS = ("PNG", "SVG", "CSV")
 
 
 def _builders() -> set:
-    """The *_chart functions of runtime_lab/charts.py and every runtime_lab/*/charts*.py."""
-    paths = [PKG / "charts.py", *PKG.glob("*/charts*.py")]
+    """The *_chart functions of every runtime_lab/*/charts*.py (view/, compare/, the experiments)."""
+    paths = sorted(PKG.glob("*/charts*.py"))
     names = [".".join(p.relative_to(PKG.parent).with_suffix("").parts) for p in paths]
     found = set()
     for module in map(importlib.import_module, names):
@@ -63,8 +65,6 @@ def _allocator_run(recorded: dict) -> dict:
     """A recorded allocator run given the configurations A/B and the outside-the-allocator steps."""
     from dataclasses import replace
 
-    from test_allocator_ab import MIB, _configs
-
     from runtime_lab.allocator import run_outside
     from runtime_lab.results import to_plain
 
@@ -78,7 +78,7 @@ def _allocator_run(recorded: dict) -> dict:
         }
 
     steps = [reading("CUDA context", 600, 0), reading("first cuBLAS call", 650, 34)]
-    outside = run_outside.parse(100 * MIB, json.dumps({"steps": steps}))
+    outside = run_outside.parse(100 * MIB, {"steps": steps})
     result = registry.result_from_record("allocator", recorded["result"])
     result = replace(result, alloc_configs=_configs(), outside=outside)
     return {**recorded, "id": 9001, "result": to_plain(result)}

@@ -1,4 +1,4 @@
-"""The fresh-process runner the sanitizer, allocator A/B and outside-memory children share."""
+"""The fresh-process runner the sanitizer, allocator A/B, outside-memory and fusion children share."""
 
 from runtime_lab.lab import child
 
@@ -19,3 +19,9 @@ def test_the_childs_json_document_is_read():
 def test_a_child_that_runs_past_its_time_is_stopped():
     doc, why = child.run_module("runtime_lab.allocator.run_ab_child", {}, 0.01)
     assert doc is None and why == "did not finish in 0.01 s"
+
+
+def test_a_child_that_raises_without_json_errors_is_its_last_stderr_line():
+    # fusion's fresh-process child leaves a crash to the parent: no device given, a KeyError
+    doc, why = child.run_module("runtime_lab.fusion.run_fresh_child", {"role": "fresh"}, 120)
+    assert doc is None and why.startswith("exit 1: KeyError") and "device" in why

@@ -235,8 +235,9 @@ def _draw(run):
 def test_the_fusion_page_shows_the_joined_kernels_compile_ids_and_the_report(tmp_path):
     from dataclasses import replace
 
+    from fusiondata import result as _result
+    from fusiondata import run as _run
     from streamlit.testing.v1 import AppTest
-    from test_fusion_frames import _result, _run
 
     from runtime_lab.compiler.log import CompileEntry, KernelSource
 
@@ -298,7 +299,7 @@ def test_a_recompiles_job_links_each_call_to_its_compile_id_and_break(tmp_path):
 
 
 def test_a_recorded_h200_trace_joins_the_triton_kernel(tmp_path):
-    """The inductor mode's trace from the H200 (fusion 256², torch 2.11, docs/gpu-evidence.md)."""
+    """The inductor mode's trace from the H200 (fusion 256², torch 2.11, docs/evidence/gpu.md)."""
     import gzip
 
     log = tmp_path / "h200.log"

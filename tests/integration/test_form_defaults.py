@@ -48,9 +48,9 @@ def test_cpu_machine_gets_cpu_defaults_and_the_full_set_on_click(app, name):
     assert found == expected
 
 
-def test_a_running_default_run_says_how_long_it_has_run_and_is_expected_to(app):
+def test_a_running_default_run_says_how_long_it_has_run_and_is_expected_to(worker_app):
     info = EXPERIMENTS["fusion"]
-    at = open_page(app, "app_pages/fusion.py")
+    at = open_page(worker_app, "app_pages/fusion.py")
     poll_until(at, lambda a: bool(ui.manager().env))
     at.button[0].click()  # Run, with the form's defaults
     at.run()
@@ -63,6 +63,7 @@ def test_a_running_default_run_says_how_long_it_has_run_and_is_expected_to(app):
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # a bar in seconds: timed with no other test beside it
 def test_each_default_run_ends_within_the_bar_with_empty_caches(tmp_path):
     """Issue 18: under 60 s on a 2-core CPU machine (20 s on a GPU), caches empty, warm worker."""
     from runtime_lab.runner.jobs import JobManager

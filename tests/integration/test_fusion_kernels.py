@@ -1,17 +1,20 @@
 """Kernel resources and occupancy: the calculator by hand, recorded H200 traces, frames, chart, report."""
 
-import gzip
 import json
 import math
 from dataclasses import replace
-from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
 import pytest
+from fusiondata import CHAIN_FUSED as FUSED
+from fusiondata import run as _run
+from fusiondata import with_clocks as _new
+from fusiondata import with_resources as _resources_result
+from h200data import H200, TRACES
+from h200data import device_limits as _h200
+from h200data import trace as _trace
 from streamlit.testing.v1 import AppTest
-from test_fusion_clocks import _new
-from test_fusion_frames import _run
 
 from runtime_lab import registry
 from runtime_lab.compiler import occupancy as oc
@@ -21,20 +24,6 @@ from runtime_lab.fusion.charts_kernels import occupancy_chart
 from runtime_lab.fusion.info import WORKLOADS
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FusionResult
 from runtime_lab.results import KernelRow, TritonKernel, from_plain, to_plain
-
-H200 = Path(__file__).parents[1] / "fixtures" / "h200"
-# streams runs recorded on the H200 (torch 2.11+cu130): Kineto's kernel args and deviceProperties
-TRACES = ("streams-correct.json", "streams-overlap.json", "streams-missing-producer-wait.json")
-
-
-def _trace(name: str) -> dict:
-    data = (H200 / name).read_bytes()
-    return json.loads(gzip.decompress(data) if name.endswith(".gz") else data)
-
-
-def _h200() -> oc.DeviceLimits:
-    return oc.from_trace_properties(_trace(TRACES[0])["deviceProperties"][0])
-
 
 # H100/H200 (9.0), limits as the trace reports them: 64 warps, 32 blocks, 65536 registers per SM
 # (4 sub-partitions of 16384, allocated per warp in units of 256), 228 KiB of shared memory per SM,
@@ -185,36 +174,6 @@ def test_bytes_per_launch_follows_the_op_order():
     fused = SimpleNamespace(transfers_per_element=3, bytes_moved=120)
     one = (KernelRow("triton_poi_fused_0", 1.0, 5.0, 5.0),)
     assert run_clocks._with_bytes(one, fused, (), ops)[0].bytes_per_launch == 120
-
-
-FUSED = "triton_poi_fused_add_mul_0"
-
-
-def _resources_result(variant="long-chain", fused_ms=None) -> FusionResult:
-    """_new() with kernel rows as the profiler records them: eager's from a recorded H200 trace
-    (the sin kernel: 128 threads, 32 registers, a 64-block grid), the compiled modes' Triton
-    kernels hand-made, max-autotune's without trace registers (Triton's fill in)."""
-    from runtime_lab.lab import profiling
-
-    sin = profiling._cuda_rows(H200 / "streams-overlap.json", 10)[0]
-    base = _new()
-    eager, inductor, slow = base.modes
-    eager = replace(eager, kernels=(replace(sin, bytes_per_launch=8 * 4 * 64 * 128 * 4),))
-    row = KernelRow(FUSED, 1.0, 700.0, 700.0, 7, "16384x1x1", "128x1x1", 168, 0, 124.1, 496, 19)
-    inductor = replace(
-        inductor,
-        kernels=(replace(row, bytes_per_launch=inductor.bytes_moved),),
-        triton_kernels=(TritonKernel(FUSED, 4, 1, 168, 0, 0, "XBLOCK=1024, num_warps=4"),),
-    )
-    if fused_ms:
-        inductor = replace(inductor, timing=replace(inductor.timing, device_ms=(fused_ms,) * 5))
-    tuned = replace(
-        slow,
-        mode="inductor-max-autotune-no-cudagraphs",
-        kernels=(replace(row, grid="65536x1x1", registers=None, profiler_occupancy_pct=75),),
-        triton_kernels=(TritonKernel(FUSED, 4, 1, 40, 0, 0, "XBLOCK=256, num_warps=4"),),
-    )
-    return replace(base, modes=(eager, inductor, tuned), device_limits=_h200(), variant=variant)
 
 
 def test_resources_frame():

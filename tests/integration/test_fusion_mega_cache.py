@@ -4,13 +4,15 @@ from dataclasses import replace
 
 import pandas as pd
 import pytest
-from test_fusion_frames import COLD, _result, _run
+from fusiondata import COLD
+from fusiondata import result as _result
+from fusiondata import run as _run
 
 from runtime_lab import registry
 from runtime_lab.fusion import charts as charts_fusion
 from runtime_lab.fusion import compare as fusion_compare
 from runtime_lab.fusion import frames as ff
-from runtime_lab.fusion.figures import key_figures, mode_figures
+from runtime_lab.fusion.figures import figures, key_figures
 from runtime_lab.fusion.info import INFO
 from runtime_lab.registry import result_from_record, summary
 from runtime_lab.results import CompileLatency, to_plain
@@ -46,12 +48,12 @@ def test_a_stored_mega_cache_row_renders_in_frames_charts_report_and_compare():
     frame = ff.compile_frame(result)
     mega = frame[frame["scenario"] == "mega-cache"]
     assert not mega.empty and set(mega["artifact_bytes"]) == {157_193}
-    table = ff.compile_table(result).set_index("scenario")
+    table = ff.compile_table(ff.compile_frame(result)).set_index("scenario")
     assert table.loc["mega-cache", "artifact"] == "154 KiB"
     assert table.loc["mega-cache", "fx_cache_hits"] == 1
     assert pd.isna(table.loc["cold", "artifact"])
     assert list(table.index).index("fresh-process") < list(table.index).index("mega-cache")
-    evidence = ff.evidence_table(result, mode_figures(result)).set_index("check")
+    evidence = ff.evidence_table(result, figures(result).modes).set_index("check")
     row = evidence.loc["mega-cache (saved, loaded in a fresh process)", "inductor"]
     assert row == "6.50 s load + compile (hit), 154 KiB"
     assert "mega-cache 1, 1" in evidence.loc["compiles, FX cache hits", "inductor"]
@@ -84,7 +86,7 @@ def test_a_miss_and_an_unmeasured_row_say_so_without_a_zero():
     assert any("mega-cache" in n and "still runs the C++ compiler" in n for n in rep.notes)
 
     result = _with(UNMEASURED)
-    table = ff.compile_table(result).set_index("scenario")
+    table = ff.compile_table(ff.compile_frame(result)).set_index("scenario")
     assert "needs torch ≥ 2.7" in table.loc["mega-cache", "detail"]
     assert table.loc["mega-cache"].isna()["first_call_s"]  # blank, not 0 s
     chart = charts_fusion.compile_chart(ff.compile_frame(result)).to_dict()
@@ -131,7 +133,7 @@ def test_an_old_result_without_artifact_bytes_still_rebuilds():
     ]
     assert all(c.artifact_bytes is None for c in inductor.compile)
     assert inductor.compile[0] == COLD
-    assert "artifact" not in ff.compile_table(rebuilt).columns
+    assert "artifact" not in ff.compile_table(ff.compile_frame(rebuilt)).columns
 
 
 def test_without_the_api_the_row_says_which_torch_it_needs(monkeypatch):
@@ -139,7 +141,7 @@ def test_without_the_api_the_row_says_which_torch_it_needs(monkeypatch):
 
     import torch
 
-    from runtime_lab.fusion import run_cache
+    from runtime_lab.fusion import run_fresh
 
     monkeypatch.delattr(torch.compiler, "save_cache_artifacts")
 
@@ -148,7 +150,7 @@ def test_without_the_api_the_row_says_which_torch_it_needs(monkeypatch):
 
     monkeypatch.setattr(subprocess, "run", no_process)
     spec = build_spec("fusion", "64x64", device="cpu")
-    row = run_cache.mega_cache_latency("inductor", spec, torch.device("cpu"))
+    row = run_fresh.mega_cache_latency("inductor", spec, torch.device("cpu"))
     assert row.scenario == "mega-cache" and row.first_call_s is None
     assert row.detail.startswith("needs torch ≥ 2.7") and torch.__version__ in row.detail
     assert row.artifact_bytes is None and row.fx_cache_hits == 0

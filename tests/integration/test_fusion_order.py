@@ -7,7 +7,7 @@ import torch
 
 from runtime_lab import config
 from runtime_lab.fusion import run as fusion
-from runtime_lab.fusion import run_clocks, run_extra
+from runtime_lab.fusion import run_clocks, run_sweep
 from runtime_lab.lab import ceiling, clocks, profiling
 from runtime_lab.lab.base import Context
 from runtime_lab.results import stats
@@ -32,8 +32,8 @@ def _recording(monkeypatch, events: list):
 
     wrap(fusion, "measure", "measure")
     wrap(fusion, "measure_loop", "loop")
-    wrap(run_extra, "measure", "sweep")
-    wrap(run_extra, "measure_loop", "sweep")
+    wrap(run_sweep, "measure", "sweep")
+    wrap(run_sweep, "measure_loop", "sweep")
     wrap(ceiling, "measure", "ceiling")
     wrap(run_clocks, "do_bench_clock", "clock")
     real_bench = run_clocks.benchmark_clock

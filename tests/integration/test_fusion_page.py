@@ -3,8 +3,9 @@
 from pathlib import Path
 
 from apphelpers import open_page, widget
+from fusiondata import result as _result
+from fusiondata import run as _run
 from streamlit.testing.v1 import AppTest
-from test_fusion_frames import _result, _run
 
 from runtime_lab import ui
 from runtime_lab.env import gpu_likely

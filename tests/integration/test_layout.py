@@ -13,7 +13,8 @@ from runtime_lab import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "runtime_lab"
-STAGES = ("info", "run", "result", "figures", "report", "compare")
+STAGES = ("info", "run", "result", "report")
+OPTIONAL_STAGES = ("figures", "compare")  # a missing one means the experiment has none
 
 
 def _modules() -> dict[str, Path]:
@@ -177,6 +178,20 @@ def test_every_experiment_has_the_same_stages(name):
         page = ROOT / "app_pages" / f"{name}.py"
         assert f'ui.experiment_page("{name}")' in page.read_text()
         assert info.intro and info.icon
+
+
+def test_a_missing_optional_stage_means_none():
+    """selftest has no figures and no compare stage: no summary, a comparison of nothing."""
+    assert not any((PKG / "selftest" / f"{s}.py").exists() for s in OPTIONAL_STAGES)
+    run = {"id": 1, "status": "done", "spec": {"experiment": "selftest"}, "result": {"pid": 1}}
+    assert registry.summary(run) is None
+    stage = registry.comparison("selftest")
+    assert stage is registry.NoComparison
+    assert (stage.LABELS, stage.UNITS, stage.IGNORED) == ({}, {}, ())
+    assert stage.samples(None) == {} and stage.charts([("a", None), ("b", None)]) == []
+    assert registry.comparison("fusion").__name__ == "runtime_lab.fusion.compare"
+    with pytest.raises(KeyError, match="unknown experiment"):
+        registry.comparison("os")
 
 
 def test_registry_lists_every_experiment_package():

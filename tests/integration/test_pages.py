@@ -3,15 +3,14 @@
 import os
 import signal
 import time
-from pathlib import Path
 
-from apphelpers import open_page, poll_until
+from apphelpers import APP, open_page, poll_until
+from fusiondata import result as _result
+from fusiondata import run as _run
 from streamlit.testing.v1 import AppTest
 
 from runtime_lab import ui
 from runtime_lab.ui.shell import WORKER_DOTS
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def _run_streams(at, shape="64x64", repeat=5):
@@ -22,9 +21,9 @@ def _run_streams(at, shape="64x64", repeat=5):
     at.run()
 
 
-def test_overview_and_sidebar(app):
-    assert not app.exception
-    assert app.title[0].value == "Runtime Lab"
+def test_overview_and_sidebar(worker_app):
+    assert not worker_app.exception
+    assert worker_app.title[0].value == "Runtime Lab"
     assert ui.manager().wait  # the manager is a per-server singleton shared with the test
     deadline = time.monotonic() + 120
     idle = lambda: all(x["worker_state"] == "idle" for x in ui.manager().status()["lanes"])  # noqa: E731
@@ -43,8 +42,8 @@ def test_overview_and_sidebar(app):
     assert fresh.sidebar.expander[0].label == "Environment"
 
 
-def test_streams_page_runs_on_cpu_and_draws_charts(app):
-    at = open_page(app, "app_pages/streams.py")
+def test_streams_page_runs_on_cpu_and_draws_charts(worker_app):
+    at = open_page(worker_app, "app_pages/streams.py")
     assert at.title[0].value == "Streams & events"
     _run_streams(at)
     poll_until(at, lambda a: len(a.success) > 0)
@@ -72,8 +71,8 @@ def test_device_choices_are_the_machines_own(app):
     assert at.selectbox[1].options == ["auto", "cpu"] + [f"cuda:{g['index']}" for g in gpus]
 
 
-def test_killed_worker_shows_a_failed_run_and_the_next_succeeds(app):
-    at = open_page(app, "app_pages/streams.py")
+def test_killed_worker_shows_a_failed_run_and_the_next_succeeds(worker_app):
+    at = open_page(worker_app, "app_pages/streams.py")
     _run_streams(at, shape="512x512", repeat=10000)
     jobs = ui.manager()
     poll_until(
@@ -107,8 +106,6 @@ def test_history_page_lists_opens_and_deletes(app):
 
 
 def test_history_redraws_a_stored_fusion_run(app):
-    from test_fusion_frames import _result, _run
-
     run = _run(_result())
     stored = {
         **run,
@@ -118,7 +115,9 @@ def test_history_redraws_a_stored_fusion_run(app):
         "label": "fusion 4096x4096 float32 cuda:0",
     }
     stored |= {"env": {}, "error": None, "created_at": 1.0, "started_at": 1.0, "finished_at": 2.0}
-    run_id = ui.manager().history.add(stored)
+    from runtime_lab.record import Run
+
+    run_id = ui.manager().history.add(Run.from_dict(stored))
     at = open_page(app, "app_pages/history.py")
     assert at.selectbox[2].value == run_id
     assert at.success[0].value.startswith("fusion cuda:0 4096x4096 float32")

@@ -3,9 +3,8 @@ of each type and then the compare view. Two local workers with CUDA hidden stand
 
 import pytest
 import streamlit as st
-from apphelpers import open_page, poll_until, widget
+from apphelpers import APP, open_page, poll_until, widget
 from streamlit.testing.v1 import AppTest
-from test_pages import APP
 
 from runtime_lab.runner import devices
 from runtime_lab.runner.devices import LanePlan

@@ -4,6 +4,7 @@ the history migration that adds the new columns."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gzip
 import sqlite3
 import subprocess
@@ -19,6 +20,7 @@ from runtime_lab import registry
 from runtime_lab.env import THREADS_ENV, choose_torch_threads
 from runtime_lab.lab import tooling
 from runtime_lab.lab.timing import measure
+from runtime_lab.record import Run
 from runtime_lab.results import CONTENDED_OTHERS_PCT, Timing, from_plain, to_plain
 from runtime_lab.runner import probe as probe_figures
 from runtime_lab.store.history import History
@@ -60,13 +62,9 @@ def test_missing_figures_are_skipped_not_flagged():
     assert not probe_figures.compare({"error": "boom"}, None)["flagged"]
 
 
-def _selftest_run(**extra):
-    return {
-        "status": "done",
-        "spec": {"experiment": "selftest"},
-        "result": {"behaviour": "ok", "slept_s": 0.0, "pid": 1},
-        **extra,
-    }
+def _selftest_run(**extra) -> Run:
+    result = {"behaviour": "ok", "slept_s": 0.0, "pid": 1}
+    return Run(status="done", spec={"experiment": "selftest"}, result=result, **extra)
 
 
 def test_every_report_warns_of_a_flagged_probe():
@@ -90,10 +88,10 @@ def test_contended_timings_are_found_anywhere_in_a_result_and_warned_of():
         "old": {"clock": "host-wall", "host_ms": [1.0]},  # stored before the fields existed
     }
     assert probe_figures.contended_timings(result) == [("compiled", 40.0), ("graph", 26.0)]
-    (warning,) = probe_figures.warnings({"result": result})
+    (warning,) = probe_figures.warnings(Run(spec={}, result=result))
     assert "up to 40 % of the host's cores during 2 timed phase(s) (compiled, graph)" in warning
     assert f"flagged above {CONTENDED_OTHERS_PCT:.0f} %" in warning
-    assert probe_figures.warnings({"result": {"t": _timing("calm", 25.0)}}) == []
+    assert probe_figures.warnings(Run(spec={}, result={"t": _timing("calm", 25.0)})) == []
 
 
 def test_a_timing_stored_before_the_cpu_fields_loads_uncontended():
@@ -179,21 +177,9 @@ def test_a_history_written_before_gains_the_new_columns(tmp_path):
     old = history.get(old_ids[0])
     assert old["process_probe"] is None and old["worker"] is None and old["spec"]
     probe = probe_figures.compare(BASE, BASE)
-    run_id = history.add(
-        {
-            "job_id": "j",
-            "experiment": "selftest",
-            "device": "cpu",
-            "status": "done",
-            "label": "selftest",
-            "spec": {"experiment": "selftest"},
-            "env": {},
-            "result": {"behaviour": "ok", "slept_s": 0.0, "pid": 1},
-            "created_at": 1.0,
-            "process_probe": probe,
-            "worker": {"pid": 1, "jobs_before": 0},
-        }
-    )
+    run = _selftest_run(process_probe=probe, worker={"pid": 1, "jobs_before": 0})
+    stored = {"job_id": "j", "experiment": "selftest", "device": "cpu", "label": "selftest"}
+    run_id = history.add(dataclasses.replace(run, **stored, env={}, created_at=1.0))
     again = History(path).get(run_id)  # reopening does not migrate twice
     assert again["process_probe"] == probe and again["worker"] == {"pid": 1, "jobs_before": 0}
     assert len(history.list(limit=1000)) == len(old_ids) + 1

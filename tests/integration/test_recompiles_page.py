@@ -2,9 +2,10 @@
 
 import pytest
 from apphelpers import open_page, poll_until, widget
+from recompilesdata import result as _result
+from recompilesdata import run as _run
+from recompilesdata import whatif as _whatif
 from streamlit.testing.v1 import AppTest
-from test_recompiles_frames import _result, _run
-from test_recompiles_whatif import _whatif
 
 from runtime_lab import ui
 from runtime_lab.env import gpu_likely
@@ -62,8 +63,8 @@ def test_invalid_sequence_is_a_message_naming_the_field(app, text, fragment):
 
 
 @pytest.mark.slow
-def test_a_cpu_run_draws_the_report(app):
-    at = _open(app)
+def test_a_cpu_run_draws_the_report(worker_app):
+    at = _open(worker_app)
     widget(at.text_area, "shapes").set_value("64x64,128x128,64x64:float16")
     widget(at.selectbox, "Device").set_value("cpu")
     widget(at.selectbox, "backend").set_value("eager")
@@ -123,8 +124,8 @@ def test_a_report_with_the_what_ifs_draws():
 
 
 @pytest.mark.slow
-def test_a_cpu_run_with_the_new_modes_and_a_stance(app):
-    at = _open(app)
+def test_a_cpu_run_with_the_new_modes_and_a_stance(worker_app):
+    at = _open(worker_app)
     widget(at.text_area, "shapes").set_value("64x64,128x128,64x64")
     widget(at.multiselect, "modes").set_value(
         ["dynamic=False", "maybe_mark_dynamic", "mark_unbacked"]

@@ -235,36 +235,3 @@ def test_the_watch_taps_the_tree_manager_and_puts_it_back(monkeypatch):
     assert "1 cudagraph skip(s)" in found[4].cudagraph_reason
     assert all(getattr(cls, name) is stub for name, stub in stubs.items())  # put back
     assert replace(found[0], cudagraph=None, cudagraph_reason=None) == _record()
-
-
-@pytest.mark.gpu
-def test_reduce_overhead_records_replays_and_fills_its_pool(jobs):
-    shapes = "64x64,128x128,64x64,64x64,128x128,128x128"
-    run, result = _run(
-        jobs,
-        device="cuda",
-        shapes=shapes,
-        modes="dynamic=False",
-        backend="inductor",
-        bucket="off",
-        graph_break="off",
-        cudagraphs=True,
-    )
-    graphs = {m.mode: m for m in result.modes}[cg.MODE]
-    assert graphs.error is None, graphs.error
-    assert [c.event for c in graphs.calls] == ["compile", "recompile"] + ["cache hit"] * 4
-    states = [c.cudagraph for c in graphs.calls]
-    # what cudagraph trees do (torch/_inductor/cudagraph_trees.py, CUDAGraphTreeManager._run):
-    # a function's first run is a warm-up outside a graph, its next run records a graph, later
-    # runs replay it; so each new shape never replays on its first call, records on its second
-    # and replays on its third (the outputs are dropped at once, so every path can end)
-    assert states == ["warmup", "warmup", "recorded", "replayed", "recorded", "replayed"], [
-        (c.index, c.cudagraph, c.cudagraph_reason) for c in graphs.calls
-    ]
-    ids = [c.cudagraph_id for c in graphs.calls]
-    assert ids[2] == ids[3] and ids[4] == ids[5] and ids[2] != ids[4]  # one graph per shape
-    assert graphs.pool_bytes and graphs.pool_bytes > 0, graphs.cudagraph_note
-    assert all(c.steady_ms for c in graphs.calls)
-    report = build_report(run)
-    assert any(m.label == f"{cg.MODE}: CUDA graphs" for m in report.metrics)
-    assert summary(run)["cudagraphs"]["recorded"] == 2

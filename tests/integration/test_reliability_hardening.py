@@ -1,5 +1,5 @@
 """Server hardening and resource bounds (issue 7.6, 7.7): config, no code from input, bounded
-chart data. The RSS figure over 100 runs is scripts/rss_benchmark.py (docs/reliability.md)."""
+chart data. The RSS figure over 100 runs is `python -m benchmarks rss` (docs/reliability.md)."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from runtime_lab.record import Run
 from runtime_lab.store.history import History
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,16 +23,17 @@ APP = str(ROOT / "app.py")
 
 WRITER = """
 import sys, time
-from runtime_lab.history import History
+from runtime_lab.record import Run
+from runtime_lab.store.history import History
 path, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 history = History(path, busy_timeout_s=30)
 for i in range(count):
-    run_id = history.add({
+    run_id = history.add(Run(**{
         "job_id": f"{tag}-{i}", "experiment": "streams", "device": "cpu", "status": "done",
         "label": f"{tag} {i}", "spec": {"shape": [i + 1]}, "env": {"pid": tag},
         "result": {"max_abs_diff": 0.0, "samples": list(range(200))},
         "created_at": time.time(), "started_at": time.time(), "finished_at": time.time(),
-    })
+    }))
     print(f"{tag}-{i} {run_id}", flush=True)  # printed only once the insert has committed
 """
 
@@ -97,17 +99,17 @@ def _damaged(path: Path, runs: int = 20) -> Path:
     history = History(path)
     for i in range(runs):
         history.add(
-            {
-                "job_id": f"j{i}",
-                "experiment": "streams",
-                "device": "cpu",
-                "status": "done",
-                "label": f"run {i}",
-                "spec": {"shape": [i + 1]},
-                "env": {},
-                "result": {"blob": "x" * 3000},
-                "created_at": 1.0,
-            }
+            Run(
+                job_id=f"j{i}",
+                experiment="streams",
+                device="cpu",
+                status="done",
+                label=f"run {i}",
+                spec={"shape": [i + 1]},
+                env={},
+                result={"blob": "x" * 3000},
+                created_at=1.0,
+            )
         )
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -124,7 +126,7 @@ def test_damaged_database_is_moved_aside_and_a_fresh_one_used(tmp_path):
     assert "unreadable" in history.notice and "moved to history.sqlite3.corrupt-" in history.notice
     aside = list(tmp_path.glob("history.sqlite3.corrupt-*"))
     assert len(aside) == 1 and aside[0].read_bytes() == original  # kept for recovery, untouched
-    assert history.list() == [] and history.add({**_run_row(), "job_id": "new"}) == 1
+    assert history.list() == [] and history.add(Run.from_dict(_run_row() | {"job_id": "new"})) == 1
     assert _integrity(path) == "ok"
 
 

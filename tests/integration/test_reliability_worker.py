@@ -107,6 +107,7 @@ def test_every_failure_costs_one_job_and_the_queue_runs_on(data_dir):
         jobs.close()
 
 
+@pytest.mark.serial  # an RSS bound: beside another test's worker it grew 90 MiB once
 def test_a_job_holds_no_memory_after_it_finishes(data_dir):
     """The worker reports what it still holds after each job; on CPU its RSS stays flat."""
     jobs = JobManager(data_dir=data_dir, timeout_s=120)

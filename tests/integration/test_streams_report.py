@@ -43,7 +43,8 @@ def test_stored_run_rebuilds_typed_result(run):
 
 def test_frames_are_tidy_and_bounded(run):
     result = _result(run)
-    variants = fs.variants_frame(result)
+    fig = streams_summary.figures(result)
+    variants = fs.variants_frame(result, fig)
     assert list(variants["variant"]) == list(STREAM_VARIANTS)
     ordered = variants[variants["guaranteed"] == "ordered"]
     assert (ordered["mismatches"] == 0).all() and (ordered["worst_abs_diff"] == 0).all()
@@ -51,7 +52,7 @@ def test_frames_are_tidy_and_bounded(run):
     assert set(rows["section"]) == set(STREAM_VARIANTS)
     assert {"kernel", "host call", "record", "wait"} <= set(rows["kind"])
     assert (rows["end_us"] >= rows["start_us"]).all()
-    overlap = fs.overlap_frame(result).set_index("case")
+    overlap = fs.overlap_frame(result, fig).set_index("case")
     assert overlap.loc["small kernels", "overlap_pct"] > overlap.loc["GPU-filling", "overlap_pct"]
     assert len(fs.trial_diffs_frame(result)) == 20 * len(STREAM_VARIANTS)
 
@@ -175,7 +176,7 @@ def _with_hidden_case(run, overlap_pct=4.0):
 def test_hidden_dependency_case_sits_next_to_the_real_overlap(run):
     result = _result(_with_hidden_case(run))
     assert [c.hidden_dependency for c in result.overlap] == [False, True, False]
-    overlap = fs.overlap_frame(result)
+    overlap = fs.overlap_frame(result, streams_summary.figures(result))
     assert list(overlap["case"]) == ["small kernels", HIDDEN_DEPENDENCY_LABEL, "GPU-filling"]
     row = overlap.set_index("case").loc[HIDDEN_DEPENDENCY_LABEL]
     assert row["overlap_pct"] == 4.0 and row["wall_gain_pct"] < 0  # slower than one stream
@@ -209,3 +210,20 @@ def test_runs_without_the_hidden_case_show_and_say_nothing_of_it(run):
     rep = registry.build_report(run)
     assert not any("wait_stream(default)" in n for n in rep.notes)
     assert not any(HIDDEN_DEPENDENCY_LABEL in m.label for m in rep.metrics)
+
+
+def test_metrics_and_tables_quote_the_same_figures(run):
+    rep = registry.build_report(run)
+    metrics, tables = {m.label: m for m in rep.metrics}, dict(rep.tables)
+    overlap = tables["Overlap"]
+    assert len(overlap) == 2
+    for row in overlap.itertuples():
+        gain = f"wall gain two streams vs one: {row.wall_gain_pct:.1f} %"
+        assert gain in metrics[f"overlap, {row.case} ({row.size}²)"].help
+    hosts = tables["Host calls"]
+    assert len(hosts) >= 2
+    for row in hosts.itertuples():
+        assert metrics[f"host: {row.call}"].value == f"{row.host_us_median:,.1f} µs"
+    worst = tables["Orderings"].set_index("variant")["worst_abs_diff"]
+    for variant, value in worst.items():
+        assert f"Worst |diff| {value:.3e}" in metrics[f"{variant}: wrong results"].help

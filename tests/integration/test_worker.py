@@ -112,7 +112,7 @@ def test_worker_exits_when_the_server_goes_away(data_dir):
     import sys
 
     code = (
-        "import sys, time; from runtime_lab.jobs import JobManager; "
+        "import sys, time; from runtime_lab.runner.jobs import JobManager; "
         "m = JobManager(); t = time.time()\n"
         "while not m.env and time.time() - t < 120: time.sleep(0.1)\n"
         "print(m.status()['worker_pid'], flush=True); time.sleep(60)"

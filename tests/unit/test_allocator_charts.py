@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from vegaspec import walk as _walk
 
 from runtime_lab import registry
 from runtime_lab.allocator import charts as ca
@@ -32,17 +33,6 @@ def timeline(result):
     steps = fa.steps_frame(result)
     chart = ca.timeline_chart(fa.trace_frame(result), fa.rss_frame(result), steps, ["why"])
     return chart.to_dict()
-
-
-def _walk(node):
-    """Every dict in a Vega-Lite spec."""
-    if isinstance(node, dict):
-        yield node
-        for value in node.values():
-            yield from _walk(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _walk(value)
 
 
 def _rows(spec: dict, node: dict) -> pd.DataFrame:

@@ -1,100 +1,16 @@
 """Allocator frames, charts, report and CLI summary from a hand-made CUDA-like result."""
 
-import json
 from dataclasses import replace
 
 import h200data
 import pytest
+from allocatordata import MIB
+from allocatordata import result as _result
+from allocatordata import run as _run
 
 from runtime_lab import registry
 from runtime_lab.allocator import charts as ca
 from runtime_lab.allocator import frames as fa
-from runtime_lab.allocator.result import (
-    AllocatorResult,
-    CompareResult,
-    EmptyCacheResult,
-    GraphPoolResult,
-    RssSample,
-    SideStreamResult,
-    SnapshotInfo,
-    StepRecord,
-    StreamBytes,
-    TracePoint,
-)
-from runtime_lab.results import to_plain
-
-MIB = 2**20
-# (label, allocated after compute, reserved, peak) at each step, as on the H200 in MiB
-STEPS = [("1024x1024", 12, 20, 20), ("4096x4096", 192, 340, 320), ("2048x2048", 48, 340, 80)]
-
-
-def _steps():
-    found, t = [], 0.0
-    for i, (label, alloc, reserved, peak) in enumerate(STEPS, start=1):
-        for event, a in (("computed", alloc), ("after del", 0)):
-            t += 0.1
-            found.append(
-                StepRecord(
-                    "sequence", i, label, event, t, 900 * MIB, a * MIB, reserved * MIB, peak * MIB
-                )
-            )
-    found.append(StepRecord("sequence", 3, "end", "after empty_cache", t + 0.1, 900 * MIB, 0, 0, 0))
-    return found
-
-
-def _result(snapshot_file=""):
-    trace = [
-        TracePoint("sequence", i / 100, (i % 7) * MIB, 340 * MIB, 0, "alloc") for i in range(60)
-    ]
-    snap = SnapshotInfo(
-        scenario="sequence",
-        file=snapshot_file,
-        entries=20000,
-        max_entries=20000,
-        segments=6,
-        reserved_bytes=340 * MIB,
-        allocated_bytes=0,
-        inactive_bytes=340 * MIB,
-        inactive_blocks=6,
-        largest_inactive_bytes=64 * MIB,
-        private_pool_bytes=0,
-        streams=(StreamBytes("default", 340 * MIB, 320 * MIB),),
-        peak_allocated_bytes=320 * MIB,
-        peak_reserved_bytes=340 * MIB,
-    )
-    return AllocatorResult(
-        device="cuda:0",
-        dtype="float32",
-        scenarios=("sequence", "compiled", "empty-cache", "side-stream", "cudagraphs"),
-        sequence=tuple(s[0] for s in STEPS),
-        compare_side=8192,
-        steps=tuple(_steps()),
-        trace=tuple(trace),
-        trace_points=25000,
-        rss=tuple(RssSample(i / 10, (900 + i) * MIB, 0) for i in range(10)),
-        snapshots=(snap,),
-        compare=CompareResult((8192, 8192), 768 * MIB, 256 * MIB, 512 * MIB),
-        empty_cache=EmptyCacheResult(
-            3, 3, (3.0, 3.3, 3.6), (9.0, 9.3, 9.9), (0.4, 0.5, 0.6), 340 * MIB, 0
-        ),
-        side_stream=SideStreamResult(64 * MIB, True, False, 48000.0, 64 * MIB),
-        graphs=GraphPoolResult((8192, 8192), 512 * MIB, 1024 * MIB, 256 * MIB, 768 * MIB, 0),
-        num_alloc_retries=0,
-        num_ooms=0,
-        baseline_allocated_bytes=0,
-        final_allocated_bytes=0,
-        final_reserved_bytes=0,
-    )
-
-
-def _run(result):
-    return {
-        "id": 7,
-        "status": "done",
-        "spec": {"experiment": "allocator", "shape": [1024, 1024], "dtype": "float32"},
-        "env": {},
-        "result": json.loads(json.dumps(to_plain(result))),
-    }
 
 
 def test_steps_frame_and_long_form():

@@ -1,6 +1,6 @@
 """The snapshot integrator on a real H200 snapshot (tests/fixtures/h200/alloc-snapshot.json.gz).
 
-Recorded by scripts/capture_gpu_fixtures.py: silu(x + y) * (x - y) at 1024², 4096², 2048² and
+Recorded by scripts/evidence/capture_gpu_fixtures.py: silu(x + y) * (x - y) at 1024², 4096², 2048² and
 1024² fp32 with del after each, then empty_cache(); 96 MiB of an earlier test stayed live.
 """
 

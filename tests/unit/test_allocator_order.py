@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from test_streams_order import TIMED, TOOL, CallOrder
+from callorder import TIMED, TOOL, CallOrder
 
 from runtime_lab.allocator import run as allocator_run
 from runtime_lab.allocator import scenarios as sc
@@ -62,17 +62,3 @@ def test_failed_timing_is_the_scenario_error_and_the_rest_runs(monkeypatch):
     ]
     assert result.empty_cache is None
     assert {s.scenario for s in result.steps} == {"sequence"}
-
-
-@pytest.mark.gpu
-def test_timed_rounds_come_before_memory_history_on_cuda(monkeypatch):
-    order = CallOrder(monkeypatch)
-    _watch(order)
-    spec = _spec("cuda", "1024x1024,4096x4096,2048x2048")
-    result = allocator_run.run(spec, Context(torch.device("cuda:0"), lambda *a: None))
-    order.assert_timed_first()
-    assert order.log.count(TOOL + "memory history") == 2  # sequence, empty-cache
-    assert result.errors == () and result.empty_cache.timed_before_history
-    assert min(result.empty_cache.every_round_ms) > 0 and result.empty_cache.call_ms
-    assert result.step_ms_under_history  # the per-step times are taken while it records
-    assert {s.scenario for s in result.snapshots} == {"sequence", "empty-cache"}

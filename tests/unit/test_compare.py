@@ -17,18 +17,20 @@ from comparedata import (
     H200_STREAMS,
     h200_fusion,
     legacy_runs,
+    numbered,
 )
 
 from runtime_lab.compare import comparison as compare
 from runtime_lab.compare import table as compare_table
 from runtime_lab.compare.comparison import BEYOND, MISSING, NO_SPREAD, WITHIN, CompareError
+from runtime_lab.record import Run
 
 RUNS = legacy_runs()
 
 
-def _fusion(run_id: int, **timings) -> dict:
+def _fusion(run_id: int, **timings) -> Run:
     """The recorded CPU fusion run under another id, with some modes' host samples replaced."""
-    run = copy.deepcopy(RUNS[CPU_FUSION]) | {"id": run_id}
+    run = numbered(RUNS[CPU_FUSION], run_id)
     for mode in run["result"]["modes"]:
         if mode["mode"] in timings:
             mode["timing"]["host_ms"] = list(timings[mode["mode"]])
@@ -46,7 +48,7 @@ def _row(long: pd.DataFrame, key: str, run: str) -> pd.Series:
 
 def test_differences_list_only_the_fields_that_differ():
     base = RUNS[CPU_FUSION]
-    other = copy.deepcopy(base) | {"id": 2}
+    other = numbered(base, 2)
     other["env"]["torch"] = "2.11.0+cu130"
     other["spec"]["repeat"] = 200
     diffs = compare.differences([base, other])
@@ -58,11 +60,11 @@ def test_differences_list_only_the_fields_that_differ():
         "2.13.0+cpu",
         "2.11.0+cu130",
     )
-    assert compare.differences([base, copy.deepcopy(base) | {"id": 3}]).empty
+    assert compare.differences([base, numbered(base, 3)]).empty
 
 
 def test_h200_against_cpu_differs_in_gpu_torch_cuda_driver_and_shape():
-    diffs = compare.differences([RUNS[CPU_FUSION], h200_fusion(RUNS[CPU_FUSION]) | {"id": 8}])
+    diffs = compare.differences([RUNS[CPU_FUSION], numbered(h200_fusion(RUNS[CPU_FUSION]), 8)])
     by = diffs.set_index("field")
     assert by.loc["GPU", "#1"] == "CPU" and by.loc["GPU", "#8"] == "NVIDIA H200"
     assert {"torch", "CUDA", "driver", "python", "shape", "device (asked)"} <= set(by.index)
@@ -101,7 +103,7 @@ def test_a_slower_mode_with_real_samples_is_beyond_noise():
 
 
 def test_figures_without_samples_or_in_one_run_only_say_so():
-    long = compare.figures([RUNS[CPU_FUSION], h200_fusion(RUNS[CPU_FUSION]) | {"id": 8}])
+    long = compare.figures([RUNS[CPU_FUSION], numbered(h200_fusion(RUNS[CPU_FUSION]), 8)])
     assert _row(long, "cold_compile_s", "#8")["verdict"] == NO_SPREAD
     assert _row(long, "steady_state_ms.dynamo-eager", "#8")["verdict"] == MISSING
     assert "predicted_speedup" not in set(long["key"])  # the bytes model, not a measurement
@@ -135,7 +137,7 @@ def test_headline_picks_the_largest_change_beyond_noise():
 
 
 def test_headline_of_the_h200_against_the_cpu():
-    view = compare.build([RUNS[CPU_FUSION], h200_fusion(RUNS[CPU_FUSION]) | {"id": 8}])
+    view = compare.build([RUNS[CPU_FUSION], numbered(h200_fusion(RUNS[CPU_FUSION]), 8)])
     assert view.headline.startswith("inductor achieved bandwidth is 102× higher in #8 than #1")
     assert "(beyond noise); the runs differ in GPU (CPU vs NVIDIA H200), torch" in view.headline
 
@@ -185,7 +187,7 @@ PAIRS = [
 @pytest.mark.parametrize(("first", "second"), PAIRS)
 def test_every_chart_has_the_run_as_colour_and_a_tooltip_on_every_mark(first, second):
     other = h200_fusion(RUNS[first]) if second is None else copy.deepcopy(RUNS[second])
-    view = compare.build([RUNS[first], other | {"id": 99}])
+    view = compare.build([RUNS[first], numbered(other, 99)])
     assert view.charts, view.experiment
     for title, chart in view.charts:
         spec = chart.to_dict()
@@ -201,14 +203,32 @@ def test_every_chart_has_the_run_as_colour_and_a_tooltip_on_every_mark(first, se
 
 def test_a_failed_run_has_no_figures_and_says_so():
     failed = RUNS[FAILED_SELFTEST]
-    view = compare.build([failed, copy.deepcopy(failed) | {"id": 9}])
+    view = compare.build([failed, numbered(failed, 9)])
     assert view.table.empty and view.charts == ()
     assert view.notes == ("#5 failed: no figures", "#9 failed: no figures")
     assert view.headline.startswith("no key figure differs between #5 and #9")
 
 
 def test_ratio_of_zero_to_zero_is_no_change():
-    long = compare.figures([RUNS[H200_STREAMS], copy.deepcopy(RUNS[H200_STREAMS]) | {"id": 9}])
+    long = compare.figures([RUNS[H200_STREAMS], numbered(RUNS[H200_STREAMS], 9)])
     assert _row(long, "mismatches", "#9")["ratio"] == 1.0
     host = _row(long, "host_us_median.done.synchronize()", "#9")
     assert host["samples"] >= 3 and host["verdict"] == WITHIN and not math.isnan(host["q1"])
+
+
+def test_each_runs_result_is_rebuilt_once_per_comparison(monkeypatch):
+    """For its figures, their samples and the charts alike (it was three times)."""
+    from runtime_lab import registry
+
+    rebuilt = []
+    real = registry.result_from_record
+
+    def counted(experiment, data):
+        rebuilt.append(experiment)
+        return real(experiment, data)
+
+    monkeypatch.setattr(registry, "result_from_record", counted)
+    runs = [RUNS[CPU_FUSION], numbered(h200_fusion(RUNS[CPU_FUSION]), 8), _fusion(9)]
+    view = compare.build(runs)
+    assert rebuilt == ["fusion"] * 3
+    assert view.charts and not view.table.empty

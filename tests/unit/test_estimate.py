@@ -6,6 +6,7 @@ import pytest
 
 from runtime_lab import registry
 from runtime_lab.options import COMMON_DEFAULTS, form_defaults
+from runtime_lab.record import Run
 from runtime_lab.spec import RunSpec, build_spec
 from runtime_lab.store.estimate import estimate
 from runtime_lab.store.history import History
@@ -38,18 +39,18 @@ def test_cpu_defaults_are_valid_and_smaller(name):
 
 
 def _run(spec: RunSpec, seconds: float, device="cpu", status="done", host="here"):
-    return {
-        "job_id": "j",
-        "experiment": spec.experiment,
-        "device": device,
-        "status": status,
-        "label": spec.label,
-        "spec": spec.to_dict(),
-        "env": {"hostname": host},
-        "created_at": 0.0,
-        "started_at": 100.0,
-        "finished_at": 100.0 + seconds,
-    }
+    return Run(
+        job_id="j",
+        experiment=spec.experiment,
+        device=device,
+        status=status,
+        label=spec.label,
+        spec=spec.to_dict(),
+        env={"hostname": host},
+        created_at=0.0,
+        started_at=100.0,
+        finished_at=100.0 + seconds,
+    )
 
 
 def test_estimate_uses_the_same_spec_from_history(tmp_path):

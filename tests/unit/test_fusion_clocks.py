@@ -3,64 +3,20 @@
 from dataclasses import replace
 
 import pytest
-from test_fusion_frames import EAGER_BYTES, FUSED_BYTES, _result, _run, _timing
+from fusiondata import EAGER_BYTES, FUSED_BYTES
+from fusiondata import result as _result
+from fusiondata import run as _run
+from fusiondata import timing as _timing
+from fusiondata import with_clocks as _new
 
 from runtime_lab import registry
 from runtime_lab.fusion import clocks as fclocks
 from runtime_lab.fusion.charts_clocks import clocks_chart
-from runtime_lab.fusion.figures import ceiling, key_figures, mode_figures, naive_speedup
-from runtime_lab.fusion.result import ClockReading, FusionResult
-from runtime_lab.results import stats
+from runtime_lab.fusion.figures import ceiling, figures, key_figures, naive_speedup
 from runtime_lab.view import charts, frames
 
-INDUCTOR_MS = (0.9, 0.95, 1.0, 1.05, 1.1)  # median 1.0, IQR 0.1: the lab's spread is 10 %
 INDUCTOR_GBPS = FUSED_BYTES / 1e-3 / 1e9
 EAGER_GBPS = EAGER_BYTES / 3e-3 / 1e9  # the hand-made eager moves more bytes per second
-
-
-def _lab(samples):
-    s = stats(samples)
-    return ClockReading("lab", s.median, s.iqr, tuple(samples), "the lab's harness: events")
-
-
-def _bench(name, samples):
-    s = stats(samples)
-    return ClockReading(name, s.median, s.iqr, tuple(samples), f"{name} method")
-
-
-def _new(add_gbps=195.0, copy_gbps=150.0, numel=None) -> FusionResult:
-    """_result() as this code records it: clocks per mode, copy and add, timed before profiling."""
-    base = _result()
-    eager, inductor, slow = base.modes
-    eager = replace(
-        eager,
-        clocks=(
-            _lab(eager.timing.primary_ms),
-            _bench("torch.utils.benchmark", [3.1] * 4),  # 1.033×: inside 5 %
-            _bench("triton.do_bench", [3.3] * 9),  # 1.1×: flagged
-        ),
-    )
-    inductor = replace(
-        inductor,
-        timing=_timing("inductor", INDUCTOR_MS, [0.9] * 5),
-        clocks=(
-            _lab(INDUCTOR_MS),
-            _bench("torch.utils.benchmark", [1.08] * 4),  # 8 %: inside the lab's 10 % spread
-            ClockReading("triton.do_bench", 0.85, 0.02, (), "quantiles only"),  # 0.85×: flagged
-        ),
-    )
-    best = max(add_gbps, copy_gbps)
-    return replace(
-        base,
-        modes=(eager, inductor, slow),
-        numel=base.numel if numel is None else numel,
-        copy_ceiling_gbps=copy_gbps,
-        add_gbps=add_gbps,
-        ceiling_gbps=best,
-        ceiling_source="add (2 reads + 1 write)" if add_gbps >= copy_gbps else "copy",
-        theoretical_detail="not available: memory clock and bus width not both reported",
-        timed_before_profiling=True,
-    )
 
 
 def test_allowed_disagreement_depends_on_size_and_the_labs_spread():
@@ -98,12 +54,14 @@ def test_clock_ratios_and_flags():
 def test_best_ceiling_is_used_for_percent_of_ceiling():
     new = _new(add_gbps=195.0, copy_gbps=150.0)
     assert ceiling(new) == (195.0, "add (2 reads + 1 write)")
-    fig = {f["mode"]: f for f in mode_figures(new)}
-    assert fig["inductor"]["ceiling_pct"] == pytest.approx(100 * INDUCTOR_GBPS / 195.0)
+    fig = figures(new)
+    assert (fig.ceiling_gbps, fig.ceiling_source) == (195.0, "add (2 reads + 1 write)")
+    by = {f.mode: f for f in fig.modes}
+    assert by["inductor"].ceiling_pct == pytest.approx(100 * INDUCTOR_GBPS / 195.0)
     assert ceiling(_new(add_gbps=100.0, copy_gbps=150.0)) == (150.0, "copy")
     old = _result()  # recorded before the add: the copy is the ceiling
     assert ceiling(old) == (old.copy_ceiling_gbps, "copy")
-    assert mode_figures(old)[1]["ceiling_pct"] == pytest.approx(
+    assert figures(old).modes[1].ceiling_pct == pytest.approx(
         100 * INDUCTOR_GBPS / old.copy_ceiling_gbps
     )
 
@@ -175,7 +133,7 @@ def test_report_warns_over_ceiling_and_on_flagged_clocks():
 
 
 def test_clocks_chart_spec():
-    spec = clocks_chart(fclocks.clocks_frame(_new())).to_dict()
+    spec = clocks_chart(fclocks.clocks_frame(fclocks.clock_rows(_new()))).to_dict()
     bars, points = spec["layer"]
     assert bars["mark"]["type"] == "rule" and points["mark"]["type"] == "point"
     assert bars["encoding"]["x"]["field"] == "q1_ms" and bars["encoding"]["x2"]["field"] == "q3_ms"
@@ -213,8 +171,6 @@ def test_timing_chart_marks_a_noisy_series_in_the_chart():
 
 
 def test_host_bound_modes_get_the_process_note_and_device_bound_ones_do_not():
-    from test_fusion_frames import _result, _run
-
     from runtime_lab import registry
 
     notes = [n for n in registry.build_report(_run(_result())).notes if "Host-bound" in n]

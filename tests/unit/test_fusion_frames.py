@@ -1,130 +1,21 @@
 """Fusion frames, charts and report from a hand-made CUDA-like result (no torch, no worker)."""
 
 import pytest
+from fusiondata import CEILING, COLD, EAGER_BYTES, FUSED, FUSED_BYTES, PROCESS, WARM, N
+from fusiondata import result as _result
+from fusiondata import run as _run
 
 from runtime_lab import registry
 from runtime_lab.fusion import charts as charts_fusion
 from runtime_lab.fusion import frames as ff
-from runtime_lab.fusion.figures import mode_figures
+from runtime_lab.fusion.figures import figures
 from runtime_lab.fusion.result import (
     CompileLatency,
-    FusionResult,
-    KernelRow,
-    ModeResult,
-    SweepPoint,
 )
-from runtime_lab.results import Timing, to_plain
-
-N = 4096 * 4096
-EAGER_BYTES = 11 * 4 * N
-FUSED_BYTES = 3 * 4 * N
-CEILING = 4000.0
-ADD = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)"
-MUL = "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> >, std::array<char*, 3ul> >(int)"
-FUSED = "triton_poi_fused_add_mul_silu_sub_0"
-
-
-def _timing(label, device_ms, host_ms):
-    n = len(device_ms)
-    return Timing(label, "cuda-events", tuple(device_ms), tuple(host_ms), 900.0, 2, n, True)
-
-
-def _kernel(name, total_us, calls=1.0, grid="65536x1x1"):
-    return KernelRow(name, calls, total_us, total_us / calls, 7, grid, "128x1x1", 24)
-
-
-COLD = CompileLatency(
-    "cold", 10.0, 9.0, 8.0, 7.0, 6.0, 2.0, fx_cache_misses=1, aot_cache_misses=1, compiles=1
-)
-WARM = CompileLatency(
-    "warm-cache", 0.5, 0.3, 0.2, None, None, 0.05, fx_cache_hits=1, aot_cache_hits=1, compiles=1
-)
-# phases left over from the warm-cache compile: longer than this call, so not its own
-PROCESS = CompileLatency("warm-process", 0.001, 0.3, 0.2, None, None, 0.05, compiles=1)
-
-
-def _result(trace_file=None, reduce_overhead_tolerance=True):
-    eager = ModeResult(
-        mode="eager",
-        ran=True,
-        max_abs_diff=0.0,
-        max_abs_diff_fp64=2e-6,
-        rel_err_fp64=1e-7,
-        tolerance_passed=True,
-        kernels=(
-            _kernel(ADD, 1500.0, calls=2.0),
-            _kernel(MUL, 800.0),
-            _kernel("silu_kernel", 700.0),
-        ),
-        kernel_count=4.0,
-        timing=_timing("eager", [3.0] * 5, [0.04] * 5),
-        transfers_per_element=11,
-        bytes_moved=EAGER_BYTES,
-        trace_file=trace_file,
-    )
-    inductor = ModeResult(
-        mode="inductor",
-        ran=True,
-        max_abs_diff=2.4e-7,
-        max_abs_diff_fp64=2e-6,
-        rel_err_fp64=1e-7,
-        tolerance_passed=True,
-        kernels=(_kernel(FUSED, 1000.0),),
-        kernel_count=1.0,
-        timing=_timing("inductor", [1.0] * 5, [0.9] * 5),
-        transfers_per_element=3,
-        bytes_moved=FUSED_BYTES,
-        unique_graphs=1,
-        graph_breaks=0,
-        compile=(COLD, WARM, PROCESS),
-        generated_code="def call(args):\n    triton_poi_fused_add_mul_silu_sub_0.run()\n",
-    )
-    slow = ModeResult(
-        mode="inductor-reduce-overhead",
-        ran=reduce_overhead_tolerance,
-        max_abs_diff=0.0 if reduce_overhead_tolerance else 1.0,
-        tolerance_passed=reduce_overhead_tolerance,
-        error=None if reduce_overhead_tolerance else "output outside tolerance: not timed",
-        kernels=(_kernel(FUSED, 4000.0),) if reduce_overhead_tolerance else (),
-        kernel_count=1.0 if reduce_overhead_tolerance else None,
-        timing=_timing("inductor-reduce-overhead", [4.0] * 5, [0.01] * 5)
-        if reduce_overhead_tolerance
-        else None,
-        transfers_per_element=3,
-        bytes_moved=FUSED_BYTES,
-        unique_graphs=1,
-        graph_breaks=1,
-        break_reasons=("print() (×1)",),
-        cuda_graph_compatible=False,
-        cudagraph_skip="mutated inputs",
-    )
-    return FusionResult(
-        device="cuda:0",
-        dtype="float32",
-        shape=(4096, 4096),
-        numel=N,
-        element_bytes=4,
-        rtol=1.3e-6,
-        atol=1e-5,
-        modes=(eager, inductor, slow),
-        copy_ceiling_gbps=CEILING,
-        sweep=(
-            SweepPoint("eager", 256, 0.01, 0.001, 11 * 4 * 256 * 256),
-            SweepPoint("inductor", 256, 0.02, 0.001, 3 * 4 * 256 * 256),
-            SweepPoint("eager", 4096, 3.0, 0.01, EAGER_BYTES),
-            SweepPoint("inductor", 4096, 1.0, 0.01, FUSED_BYTES),
-        ),
-    )
-
-
-def _run(result, sweep="256,4096"):
-    spec = {"experiment": "fusion", "shape": [4096, 4096], "dtype": "float32"}
-    spec["options"] = {"sweep": sweep}
-    return {"id": 7, "status": "done", "spec": spec, "result": to_plain(result)}
 
 
 def test_modes_frame_values():
-    modes = ff.modes_frame(_result(), mode_figures(_result())).set_index("mode")
+    modes = ff.modes_frame(_result(), figures(_result()).modes).set_index("mode")
     assert list(modes.index) == ["eager", "inductor", "inductor-reduce-overhead"]
     assert modes.loc["inductor", "speedup_vs_eager"] == pytest.approx(3.0)
     assert modes.loc["eager", "achieved_gbps"] == pytest.approx(EAGER_BYTES / 3e-3 / 1e9)
@@ -175,25 +66,25 @@ def test_compile_phases_are_own_time_and_other_is_the_rest():
     cold = frame[frame["scenario"] == "cold"]
     assert list(cold["phase"]) == ["dynamo", "aot", "inductor", "codegen", "triton", "other"]
     assert cold["fx_cache_misses"].iloc[0] == 1
-    table = ff.compile_table(_result()).set_index("scenario")
+    table = ff.compile_table(frame).set_index("scenario")
     assert table.loc["cold", "codegen_s"] == pytest.approx(4.0)
     assert bool(table.loc["warm-process", "phases_stale"])
 
 
-def test_samples_sweep_and_bytes_frames():
+def test_samples_sweep_and_bytes_model():
     samples = ff.timing_samples(_result())
     assert set(samples["label"]) == {"eager", "inductor", "inductor-reduce-overhead"}
     assert len(samples) == 3 * (5 + 5)
     sweep = ff.sweep_frame(_result()).set_index(["mode", "side"])
     assert sweep.loc[("eager", 256), "elements"] == 65536
     assert sweep.loc[("inductor", 4096), "gbps"] == pytest.approx(FUSED_BYTES / 1e-3 / 1e9)
-    model = ff.bytes_frame(_result()).set_index("mode")
+    model = ff.modes_frame(_result(), figures(_result()).modes).set_index("mode")  # bytes model
     assert model.loc["eager", "transfers_per_element"] == 11
     assert model.loc["inductor", "bytes_per_call"] == 3 * 4 * N
 
 
 def test_evidence_checklist():
-    table = ff.evidence_table(_result(), mode_figures(_result())).set_index("check")
+    table = ff.evidence_table(_result(), figures(_result()).modes).set_index("check")
     assert list(table.columns) == ["inductor", "inductor-reduce-overhead"]  # no eager column
     assert table.loc["cold compile", "inductor"] == "10.00 s (fresh caches)"
     assert "(hit)" in table.loc["cache persistence", "inductor"]
@@ -229,7 +120,7 @@ def test_compile_chart_spec():
 
 def test_roofline_and_sweep_chart_specs():
     spec = charts_fusion.roofline_chart(
-        ff.modes_frame(_result(), mode_figures(_result())), CEILING
+        ff.modes_frame(_result(), figures(_result()).modes), CEILING
     ).to_dict()
     marks = [layer["mark"]["type"] for layer in spec["layer"]]
     assert marks == ["bar", "text", "rule", "text"]
@@ -281,11 +172,17 @@ def test_report_flags_a_mode_outside_tolerance_and_a_skipped_sweep_size():
 
 
 def test_graph_compatibility_not_asked_says_why_on_a_gpu():
-    from runtime_lab.fusion.frames import _evidence
-
     result = _result()
-    figures = {f["mode"]: f for f in mode_figures(result)}
-    inductor = next(m for m in result.modes if m.mode == "inductor")
     assert result.device.startswith("cuda")
-    row = _evidence(inductor, figures["inductor"])
-    assert row["CUDA-graph compatible"] == "n/a (not a CUDA-graph mode)"
+    table = ff.evidence_table(result, figures(result).modes).set_index("check")
+    assert table.loc["CUDA-graph compatible", "inductor"] == "n/a (not a CUDA-graph mode)"
+
+
+def test_the_report_computes_its_figures_once(monkeypatch):
+    from runtime_lab.fusion import figures as fusion_figures
+
+    calls = []
+    real = fusion_figures.ceiling
+    monkeypatch.setattr(fusion_figures, "ceiling", lambda r: calls.append(r) or real(r))
+    rep = registry.build_report(_run(_result()))
+    assert len(calls) == 1 and rep.headline  # one figures object, handed down to every part

@@ -5,24 +5,50 @@ import threading
 
 import pytest
 
+from runtime_lab import record
+from runtime_lab.record import Run
+from runtime_lab.store import history as history_module
 from runtime_lab.store.history import History, HistoryError
 
 
 def _run(i=0, experiment="streams", device="cpu", status="done"):
-    return {
-        "job_id": f"j{i}",
-        "experiment": experiment,
-        "device": device,
-        "status": status,
-        "label": f"{experiment} {i}",
-        "spec": {"experiment": experiment, "shape": [i + 1]},
-        "env": {"torch": "x"},
-        "result": {"max_abs_diff": 0.0} if status == "done" else None,
-        "error": None if status == "done" else "boom",
-        "created_at": 1000.0 + i,
-        "started_at": 1000.5 + i,
-        "finished_at": 1001.0 + i,
-    }
+    return Run(
+        job_id=f"j{i}",
+        experiment=experiment,
+        device=device,
+        status=status,
+        label=f"{experiment} {i}",
+        spec={"experiment": experiment, "shape": [i + 1]},
+        env={"torch": "x"},
+        result={"max_abs_diff": 0.0} if status == "done" else None,
+        error=None if status == "done" else "boom",
+        created_at=1000.0 + i,
+        started_at=1000.5 + i,
+        finished_at=1001.0 + i,
+    )
+
+
+def test_the_table_has_one_column_per_field_of_the_record(tmp_path):
+    History(tmp_path / "h.sqlite3")
+    with sqlite3.connect(tmp_path / "h.sqlite3") as conn:
+        columns = tuple(row[1] for row in conn.execute("PRAGMA table_info(runs)"))
+    # in v0.1's order, which is not the record's: rows are written and read by column name
+    assert sorted(columns) == sorted(history_module.COLUMNS)
+    assert sorted(c.removesuffix("_json") for c in columns) == sorted(record.FIELDS)
+
+
+def test_every_field_reads_back_as_stored(tmp_path):
+    """JSON fields as objects; a missing env as {} (never NULL); the id history's."""
+    history = History(tmp_path / "h.sqlite3")
+    full = dict(_run(3))  # the run as plain data, field by field
+    run = Run.from_dict(
+        full
+        | {"process_probe": {"flagged": False}, "worker": {"pid": 7, "lane": "cpu"}}
+        | {"origin": {"fingerprint": "ab"}, "id": 99}
+    )
+    stored = history.get(history.add(run))
+    assert stored == Run.from_dict(run.to_dict() | {"id": 1})
+    assert history.get(history.add(Run.from_dict(full | {"env": None}))).env == {}
 
 
 def test_add_list_get_delete_and_filters(tmp_path):

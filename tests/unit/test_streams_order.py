@@ -5,60 +5,14 @@ from __future__ import annotations
 import contextlib
 import json
 
-import pytest
 import torch
+from callorder import TIMED, TOOL, CallOrder
 
 from runtime_lab.lab.base import Context
 from runtime_lab.spec import build_spec
 from runtime_lab.streams import run as streams_run
 from runtime_lab.streams import run_lab
 from runtime_lab.streams.result import HIDDEN_DEPENDENCY_LABEL, VariantResult
-
-TOOL = "tool: "
-TIMED = "timed: "
-
-
-class CallOrder:
-    """The order of a job's timed phases and tool sessions (profiler, memory history, CSAN)."""
-
-    def __init__(self, monkeypatch):
-        self.log: list[str] = []
-        self.mp = monkeypatch
-
-    def wrap(self, owner, name: str, tag: str, when=None) -> None:
-        """Log `tag` at each call of owner.name (when when(*args, **kwargs) holds), then call it."""
-        original = getattr(owner, name)
-
-        def wrapped(*args, **kwargs):
-            if when is None or when(*args, **kwargs):
-                self.log.append(tag)
-            return original(*args, **kwargs)
-
-        self.mp.setattr(owner, name, wrapped)
-
-    def watch_tools(self) -> None:
-        """The entry points every tool goes through, wherever the lab calls it from."""
-        self.wrap(torch.profiler.profile, "__enter__", TOOL + "profiler")
-        self.wrap(torch.autograd.profiler.profile, "__enter__", TOOL + "autograd profiler")
-        # what every profiler front end (also prof.start() without `with`) enables through
-        self.wrap(torch.autograd.profiler, "_enable_profiler", TOOL + "profiler enabled")
-        self.wrap(
-            torch.cuda.memory,
-            "_record_memory_history",
-            TOOL + "memory history",
-            when=lambda *a, **k: k.get("enabled", a[0] if a else "all") is not None,
-        )
-        # not the sanitizer: importing torch.cuda._sanitizer alone turns on GPU-trace callbacks
-        # for every launch of this process (docs/gpu-evidence.md); the lab never imports it
-
-    def timed(self) -> list[str]:
-        return [e for e in self.log if e.startswith(TIMED)]
-
-    def assert_timed_first(self) -> None:
-        assert self.timed(), self.log
-        tools = [i for i, e in enumerate(self.log) if e.startswith(TOOL)]
-        last_timed = max(i for i, e in enumerate(self.log) if e.startswith(TIMED))
-        assert not tools or tools[0] > last_timed, self.log
 
 
 def _variant(name: str) -> VariantResult:
@@ -152,23 +106,3 @@ def test_cpu_run_times_the_matmul_and_opens_no_tool(monkeypatch):
     spec = build_spec("streams", "64x64", device="cpu", warmup=1, repeat=3)
     result = streams_run.run(spec, Context(torch.device("cpu"), lambda *a: None))
     assert result.tolerance_passed and order.log == [TIMED + "harness"]
-
-
-@pytest.mark.gpu
-def test_cuda_run_times_everything_before_the_profiler(monkeypatch, data_dir):
-    """The real job on the GPU, default overlap sizes: harness, trials, overlap, host blocking
-    and event timing all before the first profiler session (its warm-up included)."""
-    order = CallOrder(monkeypatch)
-    order.watch_tools()
-    order.wrap(streams_run, "measure", TIMED + "harness")
-    order.wrap(run_lab, "run_trials", TIMED + "variant")
-    order.wrap(run_lab, "time_overlap", TIMED + "overlap")
-    order.wrap(run_lab, "event_timing", TIMED + "event timing")
-    order.wrap(run_lab, "host_blocking", TIMED + "host blocking", when=lambda c, d, *a: d > 0)
-    options = {"variant": "correct,missing-producer-wait", "trials": 4}
-    spec = build_spec("streams", "4096x4096", device="cuda", repeat=10, options=options)
-    result = streams_run.run(spec, Context(torch.device("cuda:0"), lambda *a: None))
-    order.assert_timed_first()
-    assert order.timed().count(TIMED + "overlap") == 3
-    assert TOOL + "profiler" in order.log
-    assert len(result.overlap) == 3 and result.trace_file

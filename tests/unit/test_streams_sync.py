@@ -10,7 +10,7 @@ RAW = Path(__file__).parents[1] / "fixtures" / "h200" / "sync-events-raw.json.gz
 
 
 def test_the_h200_trace_has_two_waits_an_event_sync_and_two_context_syncs():
-    """The seed's chain profiled on the H200 (torch 2.11, CUDA 13.0; docs/gpu-evidence.md):
+    """The seed's chain profiled on the H200 (torch 2.11, CUDA 13.0; docs/evidence/gpu.md):
     the side stream (13) waits on event 21, the default stream (7) on event 22, the host syncs."""
     syncs = trace.timeline(trace.load(RAW)).syncs
     assert [(r.kind, r.lane, r.event_id) for r in syncs] == [

@@ -1,0 +1,1 @@
+"""Recurring measurements (recipes) run through the lab's own queue and workers: `python -m benchmarks --list`."""

@@ -1,0 +1,127 @@
+"""The run record: one job's spec, environment, result and timing, as every layer holds it."""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+# Besides history, which stores every field, a field appears in the run's JSON document (the
+# CLI's --json, the pages' "Run JSON" download) and in bundles, or in one of them.
+DOCUMENT, BUNDLE = "document", "bundle"
+_BOTH = frozenset({DOCUMENT, BUNDLE})
+
+
+def _field(default: Any = None, *, shown: frozenset[str] = _BOTH, null_in_bundle: bool = True):
+    """A Run field: where it appears; a bundle may be stricter than memory (a job not yet run
+    has no env or device, but every stored run has both). No default: `...`."""
+    meta = {"shown": shown, "null_in_bundle": null_in_bundle}
+    return field(metadata=meta) if default is ... else field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Run(Mapping[str, Any]):
+    """One run, from a job's snapshot (Job.as_run) or from history or a bundle. Its field names
+    are history's columns (JSON ones with `_json`), the run document's keys and a bundle run's
+    fields, unchanged since v0.1 so old histories and bundles read as they are. Times are Unix
+    time in seconds (time.time()). `result` is the experiment's result as plain JSON:
+    registry.load(run) rebuilds the typed one, once per use.
+
+    Also a read-only mapping of its fields (`run["spec"]`, `run.get("id")`), for readers written
+    against the dict it replaced (experiment reports, tests); new code reads attributes."""
+
+    id: int | None = _field(None, shown=frozenset({DOCUMENT}))  # history's row; None until stored
+    status: str = _field("")  # done | failed | cancelled; a job's also queued | running | refused
+    spec: dict[str, Any] = _field(...)  # RunSpec.to_dict()
+    env: dict[str, Any] | None = _field(None, null_in_bundle=False)  # the worker's fingerprint
+    device: str | None = _field(None, null_in_bundle=False)  # where it ran: cpu, cuda:0, …
+    result: dict[str, Any] | None = _field(None)
+    error: str | None = _field(None)
+    created_at: float | None = _field(None, null_in_bundle=False)  # submitted; never None stored
+    started_at: float | None = _field(None)  # the worker's start where it said, else dispatched
+    finished_at: float | None = _field(None)
+    process_probe: dict[str, Any] | None = _field(None)  # job-start probe vs the worker's own
+    worker: dict[str, Any] | None = _field(None)  # which worker ran it, after what, alongside whom
+    job_id: str = _field("", shown=frozenset({BUNDLE}))
+    experiment: str = _field("", shown=frozenset({BUNDLE}))
+    label: str = _field("", shown=frozenset({BUNDLE}))
+    # where an imported run came from (store/bundle.py); None for a run made here
+    origin: dict[str, Any] | None = _field(None, shown=frozenset())
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Run:
+        """Plain data as a Run: a history row, a bundle's run, a run document. Keys it lacks
+        take their defaults (a row stored before a field existed); other keys are ignored
+        (a document's `summary`, a bundle run's `artefacts`)."""
+        given = {name: data[name] for name in FIELDS if name in data}
+        spec = given.setdefault("spec", {})
+        if not given.get("experiment") and isinstance(spec, Mapping):
+            given["experiment"] = spec.get("experiment") or ""
+        return cls(**given)
+
+    @classmethod
+    def of(cls, value: Run | Mapping[str, Any]) -> Run:
+        """A Run as it is, or plain data read as one (from_dict)."""
+        return value if isinstance(value, Run) else cls.from_dict(value)
+
+    def to_dict(self, shown: str | None = None) -> dict[str, Any]:
+        """Every field by name, or those of one view (DOCUMENT, BUNDLE), in field order."""
+        names = FIELDS if shown is None else VIEWS[shown]
+        return {name: getattr(self, name) for name in names}
+
+    def document(self) -> dict[str, Any]:
+        """The run's JSON document: what the CLI's --json writes and the pages download."""
+        return self.to_dict(DOCUMENT)
+
+    # ---- read-only mapping of the fields -------------------------------------------
+    def __getitem__(self, name: str) -> Any:
+        if name not in _NAMES:
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(FIELDS)
+
+    def __len__(self) -> int:
+        return len(FIELDS)
+
+
+FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Run))
+_NAMES = frozenset(FIELDS)
+VIEWS: dict[str, tuple[str, ...]] = {
+    view: tuple(f.name for f in fields(Run) if view in f.metadata["shown"])
+    for view in (DOCUMENT, BUNDLE)
+}
+_HINTS = typing.get_type_hints(Run)
+
+
+def field_types(name: str) -> tuple[tuple[type, ...], bool]:
+    """(types a field's plain value may have, whether it may be None): a float field also
+    takes an int (JSON writes 1.0 as 1)."""
+    hint = _HINTS[name]
+    parts = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    allowed: list[type] = []
+    for part in parts:
+        base = typing.get_origin(part) or part
+        if base is float:
+            allowed += [int, float]
+        elif base is not type(None):
+            allowed.append(base)
+    return tuple(allowed), type(None) in parts
+
+
+def json_fields() -> tuple[str, ...]:
+    """Fields whose value is a JSON object (history stores them as text in `<name>_json`)."""
+    return tuple(name for name in FIELDS if dict in field_types(name)[0])
+
+
+def bundle_rules() -> tuple[tuple[str, tuple[type, ...], bool], ...]:
+    """(field, types, may be null) of each field a bundle's run carries."""
+    nulls = {f.name: f.metadata["null_in_bundle"] for f in fields(Run)}
+    return tuple(
+        (name, types_, null and nulls[name])
+        for name in VIEWS[BUNDLE]
+        for types_, null in [field_types(name)]
+    )

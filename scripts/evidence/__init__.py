@@ -1,0 +1,1 @@
+"""One-off GPU evidence behind docs' evidence log: `python -m scripts.evidence.<name>` from the repo root."""

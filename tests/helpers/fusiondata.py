@@ -1,0 +1,208 @@
+"""A hand-made CUDA-like fusion result (4096², three modes) and its stored run, for the tests
+that draw, compare or export fusion runs without a worker."""
+
+from dataclasses import replace
+
+import h200data
+
+from runtime_lab.fusion.result import (
+    ClockReading,
+    CompileLatency,
+    FusionResult,
+    KernelRow,
+    ModeResult,
+    SweepPoint,
+)
+from runtime_lab.results import Timing, TritonKernel, stats, to_plain
+
+N = 4096 * 4096
+EAGER_BYTES = 11 * 4 * N
+FUSED_BYTES = 3 * 4 * N
+CEILING = 4000.0
+ADD = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)"
+MUL = "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> >, std::array<char*, 3ul> >(int)"
+FUSED = "triton_poi_fused_add_mul_silu_sub_0"
+
+
+def timing(label, device_ms, host_ms):
+    n = len(device_ms)
+    return Timing(label, "cuda-events", tuple(device_ms), tuple(host_ms), 900.0, 2, n, True)
+
+
+def kernel(name, total_us, calls=1.0, grid="65536x1x1"):
+    return KernelRow(name, calls, total_us, total_us / calls, 7, grid, "128x1x1", 24)
+
+
+COLD = CompileLatency(
+    "cold", 10.0, 9.0, 8.0, 7.0, 6.0, 2.0, fx_cache_misses=1, aot_cache_misses=1, compiles=1
+)
+WARM = CompileLatency(
+    "warm-cache", 0.5, 0.3, 0.2, None, None, 0.05, fx_cache_hits=1, aot_cache_hits=1, compiles=1
+)
+# phases left over from the warm-cache compile: longer than this call, so not its own
+PROCESS = CompileLatency("warm-process", 0.001, 0.3, 0.2, None, None, 0.05, compiles=1)
+
+
+def result(trace_file=None, reduce_overhead_tolerance=True):
+    eager = ModeResult(
+        mode="eager",
+        ran=True,
+        max_abs_diff=0.0,
+        max_abs_diff_fp64=2e-6,
+        rel_err_fp64=1e-7,
+        tolerance_passed=True,
+        kernels=(
+            kernel(ADD, 1500.0, calls=2.0),
+            kernel(MUL, 800.0),
+            kernel("silu_kernel", 700.0),
+        ),
+        kernel_count=4.0,
+        timing=timing("eager", [3.0] * 5, [0.04] * 5),
+        transfers_per_element=11,
+        bytes_moved=EAGER_BYTES,
+        trace_file=trace_file,
+    )
+    inductor = ModeResult(
+        mode="inductor",
+        ran=True,
+        max_abs_diff=2.4e-7,
+        max_abs_diff_fp64=2e-6,
+        rel_err_fp64=1e-7,
+        tolerance_passed=True,
+        kernels=(kernel(FUSED, 1000.0),),
+        kernel_count=1.0,
+        timing=timing("inductor", [1.0] * 5, [0.9] * 5),
+        transfers_per_element=3,
+        bytes_moved=FUSED_BYTES,
+        unique_graphs=1,
+        graph_breaks=0,
+        compile=(COLD, WARM, PROCESS),
+        generated_code="def call(args):\n    triton_poi_fused_add_mul_silu_sub_0.run()\n",
+    )
+    slow = ModeResult(
+        mode="inductor-reduce-overhead",
+        ran=reduce_overhead_tolerance,
+        max_abs_diff=0.0 if reduce_overhead_tolerance else 1.0,
+        tolerance_passed=reduce_overhead_tolerance,
+        error=None if reduce_overhead_tolerance else "output outside tolerance: not timed",
+        kernels=(kernel(FUSED, 4000.0),) if reduce_overhead_tolerance else (),
+        kernel_count=1.0 if reduce_overhead_tolerance else None,
+        timing=timing("inductor-reduce-overhead", [4.0] * 5, [0.01] * 5)
+        if reduce_overhead_tolerance
+        else None,
+        transfers_per_element=3,
+        bytes_moved=FUSED_BYTES,
+        unique_graphs=1,
+        graph_breaks=1,
+        break_reasons=("print() (×1)",),
+        cuda_graph_compatible=False,
+        cudagraph_skip="mutated inputs",
+    )
+    return FusionResult(
+        device="cuda:0",
+        dtype="float32",
+        shape=(4096, 4096),
+        numel=N,
+        element_bytes=4,
+        rtol=1.3e-6,
+        atol=1e-5,
+        modes=(eager, inductor, slow),
+        copy_ceiling_gbps=CEILING,
+        sweep=(
+            SweepPoint("eager", 256, 0.01, 0.001, 11 * 4 * 256 * 256),
+            SweepPoint("inductor", 256, 0.02, 0.001, 3 * 4 * 256 * 256),
+            SweepPoint("eager", 4096, 3.0, 0.01, EAGER_BYTES),
+            SweepPoint("inductor", 4096, 1.0, 0.01, FUSED_BYTES),
+        ),
+    )
+
+
+def run(result, sweep="256,4096"):
+    spec = {"experiment": "fusion", "shape": [4096, 4096], "dtype": "float32"}
+    spec["options"] = {"sweep": sweep}
+    return {"id": 7, "status": "done", "spec": spec, "result": to_plain(result)}
+
+
+INDUCTOR_MS = (0.9, 0.95, 1.0, 1.05, 1.1)  # median 1.0, IQR 0.1: the lab's spread is 10 %
+
+
+def lab_clock(samples):
+    s = stats(samples)
+    return ClockReading("lab", s.median, s.iqr, tuple(samples), "the lab's harness: events")
+
+
+def bench_clock(name, samples):
+    s = stats(samples)
+    return ClockReading(name, s.median, s.iqr, tuple(samples), f"{name} method")
+
+
+def with_clocks(add_gbps=195.0, copy_gbps=150.0, numel=None) -> FusionResult:
+    """result() as this code records it: clocks per mode, copy and add, timed before profiling."""
+    base = result()
+    eager, inductor, slow = base.modes
+    eager = replace(
+        eager,
+        clocks=(
+            lab_clock(eager.timing.primary_ms),
+            bench_clock("torch.utils.benchmark", [3.1] * 4),  # 1.033×: inside 5 %
+            bench_clock("triton.do_bench", [3.3] * 9),  # 1.1×: flagged
+        ),
+    )
+    inductor = replace(
+        inductor,
+        timing=timing("inductor", INDUCTOR_MS, [0.9] * 5),
+        clocks=(
+            lab_clock(INDUCTOR_MS),
+            bench_clock("torch.utils.benchmark", [1.08] * 4),  # 8 %: inside the lab's 10 % spread
+            ClockReading("triton.do_bench", 0.85, 0.02, (), "quantiles only"),  # 0.85×: flagged
+        ),
+    )
+    best = max(add_gbps, copy_gbps)
+    return replace(
+        base,
+        modes=(eager, inductor, slow),
+        numel=base.numel if numel is None else numel,
+        copy_ceiling_gbps=copy_gbps,
+        add_gbps=add_gbps,
+        ceiling_gbps=best,
+        ceiling_source="add (2 reads + 1 write)" if add_gbps >= copy_gbps else "copy",
+        theoretical_detail="not available: memory clock and bus width not both reported",
+        timed_before_profiling=True,
+    )
+
+
+CHAIN_FUSED = "triton_poi_fused_add_mul_0"
+
+
+def with_resources(variant="long-chain", fused_ms=None) -> FusionResult:
+    """with_clocks() with kernel rows as the profiler records them: eager's from a recorded H200 trace
+    (the sin kernel: 128 threads, 32 registers, a 64-block grid), the compiled modes' Triton
+    kernels hand-made, max-autotune's without trace registers (Triton's fill in)."""
+    from runtime_lab.lab import profiling
+
+    sin = profiling._cuda_rows(h200data.H200 / "streams-overlap.json", 10)[0]
+    base = with_clocks()
+    eager, inductor, slow = base.modes
+    eager = replace(eager, kernels=(replace(sin, bytes_per_launch=8 * 4 * 64 * 128 * 4),))
+    row = KernelRow(
+        CHAIN_FUSED, 1.0, 700.0, 700.0, 7, "16384x1x1", "128x1x1", 168, 0, 124.1, 496, 19
+    )
+    inductor = replace(
+        inductor,
+        kernels=(replace(row, bytes_per_launch=inductor.bytes_moved),),
+        triton_kernels=(TritonKernel(CHAIN_FUSED, 4, 1, 168, 0, 0, "XBLOCK=1024, num_warps=4"),),
+    )
+    if fused_ms:
+        inductor = replace(inductor, timing=replace(inductor.timing, device_ms=(fused_ms,) * 5))
+    tuned = replace(
+        slow,
+        mode="inductor-max-autotune-no-cudagraphs",
+        kernels=(replace(row, grid="65536x1x1", registers=None, profiler_occupancy_pct=75),),
+        triton_kernels=(TritonKernel(CHAIN_FUSED, 4, 1, 40, 0, 0, "XBLOCK=256, num_warps=4"),),
+    )
+    return replace(
+        base,
+        modes=(eager, inductor, tuned),
+        device_limits=h200data.device_limits(),
+        variant=variant,
+    )
