@@ -16,11 +16,13 @@ CEILING_FILE = "copy-ceiling.json"  # written by the worker, one entry per devic
 DEFAULT_DATA_DIR = ".runtime_lab"
 
 
-def data_dir(override: str | os.PathLike | None = None) -> Path:
-    """The data directory: explicit override, then $RUNTIME_LAB_DATA_DIR, then ./.runtime_lab."""
+def data_dir(override: str | os.PathLike | None = None, *, create: bool = True) -> Path:
+    """The data directory: explicit override, then $RUNTIME_LAB_DATA_DIR, then ./.runtime_lab
+    (created unless `create` is False: read-only commands never write)."""
     raw = override or os.environ.get(DATA_DIR_ENV) or DEFAULT_DATA_DIR
     path = Path(raw).expanduser().resolve()
-    path.mkdir(parents=True, exist_ok=True)
+    if create:
+        path.mkdir(parents=True, exist_ok=True)
     return path
 
 

@@ -32,7 +32,7 @@ def main(args: argparse.Namespace) -> int:
 
     root = config.data_dir(args.data_dir)
     try:
-        history = History(root / "history.sqlite3")
+        history = History(root / "history.sqlite3", readonly=args.command == "export")
         if history.notice:
             print(f"runtime_lab: warning: {history.notice}", file=sys.stderr)
         if args.command == "export":

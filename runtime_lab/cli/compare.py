@@ -44,7 +44,9 @@ def main(args: argparse.Namespace) -> int:
     except (argcheck.ArgError, core.CompareError) as exc:
         return _usage(str(exc))
     try:
-        history = History(config.data_dir(args.data_dir) / "history.sqlite3")
+        history = History(
+            config.data_dir(args.data_dir, create=False) / "history.sqlite3", readonly=True
+        )
         if history.notice:
             print(f"runtime_lab: warning: {history.notice}", file=sys.stderr)
         runs = core.load(history.get, ids)

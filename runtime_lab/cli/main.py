@@ -216,7 +216,9 @@ def _history(args: argparse.Namespace) -> int:
     from runtime_lab.store.history import History, HistoryError
 
     try:
-        history = History(config.data_dir(args.data_dir) / "history.sqlite3")
+        history = History(
+            config.data_dir(args.data_dir, create=False) / "history.sqlite3", readonly=True
+        )
         if history.notice:
             print(f"runtime_lab: warning: {history.notice}", file=sys.stderr)
         rows = history.list(args.experiment, limit=args.limit)
@@ -225,7 +227,7 @@ def _history(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if not rows:  # say so: an empty answer looks like a broken command
         which = f" of {args.experiment}" if args.experiment else ""
-        where = config.data_dir(args.data_dir)
+        where = config.data_dir(args.data_dir, create=False)
         print(f"runtime_lab: no runs{which} recorded in {where}", file=sys.stderr)
     for row in rows:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row["created_at"]))

@@ -5,10 +5,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import gzip
-import hashlib
 import io
 import json
 import platform
@@ -19,6 +17,8 @@ from typing import Any, BinaryIO
 
 from runtime_lab import __version__
 from runtime_lab.record import BUNDLE, VIEWS, Run
+from runtime_lab.store import artefacts, identity
+from runtime_lab.store.artefacts import IMPORTED
 from runtime_lab.store.bundle_check import (
     FORMAT,
     TOO_DEEP,
@@ -30,11 +30,12 @@ from runtime_lab.store.bundle_check import (
     path_fields,
     safe_name,
 )
+from runtime_lab.store.history import DuplicateRun
+from runtime_lab.store.identity import fingerprint
 
 __all__ = ["BundleError", "export_runs", "import_bytes", "import_file", "read"]
 
 MAX_BYTES = 64 * 1024 * 1024  # decompressed JSON; the Streamlit upload limit is 20 MB packed
-IMPORTED = "imported"  # data dir folder: one subfolder of artefacts per imported run
 _FOLDER_CHARS = 16  # of the fingerprint, naming the run's folder
 
 
@@ -174,17 +175,13 @@ def import_stream(stream: BinaryIO, history: Any, data_dir: str | Path) -> list[
     doc = read(stream)
     runs = check_document(doc)
     root = Path(data_dir).resolve()
-    return _store(_prepared(doc, runs, history, root), history, root / IMPORTED)
+    labels = [run["label"] for run in runs]
+    return _store(_prepared(doc, runs, history, root), history, labels)
 
 
-def fingerprint(job_id: Any, created_at: Any, host: Any, spec: Any) -> str:
-    """Which run this is, wherever it is stored: its job, creation time, host and spec."""
-    when = float(created_at) if isinstance(created_at, (int, float)) else created_at
-    text = json.dumps([job_id, when, host, spec], sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _prepared(doc: dict, runs: list[dict], history: Any, root: Path) -> list[tuple[Run, list]]:
+def _prepared(
+    doc: dict, runs: list[dict], history: Any, root: Path
+) -> list[tuple[Run, Path, dict]]:
     """Each run as the Run to add to history and the (path, content) files to write."""
     seen: dict[str, int] = {}
     found = []
@@ -207,12 +204,12 @@ def _prepared(doc: dict, runs: list[dict], history: Any, root: Path) -> list[tup
     return found
 
 
-def _imported(run: dict, mark: str, host: str | None, root: Path) -> tuple[Run, list]:
-    folder = root / IMPORTED / mark[:_FOLDER_CHARS]
-    files = [(folder / name, content) for name, content in run["artefacts"].items()]
-    for path, _ in files:  # safe_name's rule, checked again where it counts (and symlinks)
-        if not path.resolve().is_relative_to(folder.resolve()):
-            raise BundleError(f"artefact {path.name!r} would be written outside {folder}")
+def _imported(run: dict, mark: str, host: str | None, root: Path) -> tuple[Run, Path, dict]:
+    folder = artefacts.new_folder(root / IMPORTED, mark[:_FOLDER_CHARS])
+    files = run["artefacts"]
+    for name in files:  # safe_name's rule, checked again where it counts
+        if not (folder / name).resolve().is_relative_to(folder.resolve()):
+            raise BundleError(f"artefact {name!r} would be written outside {folder}")
     result = copy.deepcopy(run["result"])
     for _, holder, key in path_fields(result):
         holder[key] = str(folder / holder[key]) if holder[key] else ""
@@ -224,7 +221,7 @@ def _imported(run: dict, mark: str, host: str | None, root: Path) -> tuple[Run, 
         "fingerprint": mark,
     }
     carried = {name: run[name] for name in VIEWS[BUNDLE]}  # never a stranger's id or origin
-    return Run.from_dict({**carried, "result": result, "origin": origin}), files
+    return Run.from_dict({**carried, "result": result, "origin": origin}), folder, files
 
 
 def _host(run: dict, doc: dict) -> str | None:
@@ -244,39 +241,39 @@ def _gpu(run: dict) -> str | None:
 
 
 def _existing(history: Any, job_id: str, mark: str) -> int | None:
-    """The id of a run already in history with this fingerprint: imported or made here."""
+    """The id of a run already in history with this fingerprint: imported or made here (a
+    quick refusal before any file is written; add_many checks again inside its transaction)."""
     for row in history.with_job_id(job_id):
-        theirs = (row.origin or {}).get("fingerprint") or fingerprint(
-            row.job_id, row.created_at, (row.env or {}).get("hostname"), row.spec
-        )
-        if theirs == mark:
+        if identity.of_stored(row.job_id, row.created_at, row.env, row.spec, row.origin) == mark:
             return row.id
     return None
 
 
-def _store(prepared: list[tuple[Run, list]], history: Any, base: Path) -> list[int]:
-    """Artefacts first, then every row in one transaction; a failure removes the files."""
+def _store(prepared: list[tuple[Run, Path, dict]], history: Any, labels: list[str]) -> list[int]:
+    """Each run's artefacts into a folder of its own, then every row in one transaction; a
+    failure removes the folders this import wrote, and only those."""
     written: list[Path] = []
     try:
-        for _, files in prepared:
-            for path, content in files:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                written.append(path)  # before the write: a half-written file goes too
-                path.write_text(json.dumps(content), encoding="utf-8")
-        return history.add_many([row for row, _ in prepared])
+        for _, folder, files in prepared:
+            written.append(folder)  # before the write: a half-written folder goes too
+            artefacts.write_folder(folder, files)
+        return history.add_many([row for row, _, _ in prepared])
+    except DuplicateRun as exc:
+        _remove(written)
+        label = labels[exc.number - 1] if 0 < exc.number <= len(labels) else "a run"
+        where = f" as run #{exc.existing}" if exc.existing is not None else ""
+        raise BundleError(
+            f"run {exc.number} ({one_line(label)}) is already in history{where}; a run is "
+            "stored once (delete that run to import it again)"
+        ) from exc
     except BaseException:
-        _remove(written, base)
+        _remove(written)
         raise
 
 
-def _remove(written: list[Path], base: Path) -> None:
-    folders = set()
-    for path in written:
-        path.unlink(missing_ok=True)
-        folders.update(p for p in path.parents if p.is_relative_to(base))
-    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
-        with contextlib.suppress(OSError):  # only when empty: another import's files stay
-            folder.rmdir()
+def _remove(folders: list[Path]) -> None:
+    for folder in folders:
+        artefacts.remove_folder(folder)
 
 
 def one_line(text: Any, limit: int = 500) -> str:

@@ -4,106 +4,87 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from runtime_lab import record
 from runtime_lab.record import Run
+from runtime_lab.store import artefacts, identity, opening, schema
+from runtime_lab.store.opening import HistoryError
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    job_id TEXT NOT NULL,
-    experiment TEXT NOT NULL,
-    device TEXT NOT NULL,
-    status TEXT NOT NULL,
-    label TEXT NOT NULL,
-    spec_json TEXT NOT NULL,
-    env_json TEXT NOT NULL,
-    result_json TEXT,
-    error TEXT,
-    created_at REAL NOT NULL,
-    started_at REAL,
-    finished_at REAL,
-    process_probe_json TEXT,
-    worker_json TEXT,
-    origin_json TEXT
-);
-CREATE INDEX IF NOT EXISTS runs_experiment ON runs(experiment, device);
-"""
-# The record's fields as columns, JSON objects as text in `<field>_json` (runtime_lab/record.py)
-JSON_FIELDS = record.json_fields()
-COLUMNS = tuple(f"{name}_json" if name in JSON_FIELDS else name for name in record.FIELDS)
-# JSON columns added after the first release: a database written before gets them (NULL) on open
-ADDED_COLUMNS = ("process_probe_json", "worker_json", "origin_json")
+__all__ = ["DuplicateRun", "History", "HistoryError"]
+
+JSON_FIELDS, COLUMNS = schema.JSON_FIELDS, schema.COLUMNS
 _INSERTED = [(f, c) for f, c in zip(record.FIELDS, COLUMNS, strict=True) if f != "id"]
+# `fingerprint` is history's own column (not a record field): an imported run's identity, unique
 _INSERT = (
-    f"INSERT INTO runs ({', '.join(c for _, c in _INSERTED)}) "
-    f"VALUES ({', '.join('?' for _ in _INSERTED)})"
+    f"INSERT INTO runs ({', '.join(c for _, c in _INSERTED)}, fingerprint) "
+    f"VALUES ({', '.join('?' for _ in _INSERTED)}, ?)"
 )
 LIST_COLUMNS = ("id", "experiment", "device", "status", "label", "created_at", "finished_at")
 
 
-class HistoryError(Exception):
-    """The history database cannot be used right now; the message says why and what to do."""
+class DuplicateRun(HistoryError):
+    """A run being added is already stored (same identity); nothing of that call was stored."""
+
+    def __init__(self, number: int, existing: int | None):
+        self.number, self.existing = number, existing
+        where = f" as run #{existing}" if existing is not None else ""
+        which = f"run {number}" if number else "a run being stored"
+        super().__init__(f"{which} is already in history{where}; a run is stored once")
 
 
 class History:
-    """A SQLite file under the data directory; one short-lived connection per call (thread-safe)."""
+    """A SQLite file under the data directory; one short-lived connection per call (thread-safe).
+    `readonly` (the CLI's history, compare and export) never creates, migrates or moves a file."""
 
-    def __init__(self, path: str | Path, busy_timeout_s: float = 5.0):
+    def __init__(self, path: str | Path, busy_timeout_s: float = 5.0, *, readonly: bool = False):
         self.path = Path(path)
         self.busy_timeout_s = busy_timeout_s
+        self.readonly = readonly
         self.notice: str | None = None  # set when a corrupt file was moved aside
+        self._absent = False  # read-only and no file yet: an empty history, nothing created
         self._open()
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s)
-        conn.row_factory = sqlite3.Row
-        return conn
+        return opening.connect(self.path, readonly=self.readonly, timeout_s=self.busy_timeout_s)
 
     def _open(self) -> None:
+        if self.readonly and not self.path.exists():
+            self._absent = True
+            return
         try:
-            self._init_schema()
-        except sqlite3.DatabaseError as exc:
-            if "locked" in str(exc):
-                raise HistoryError(
-                    f"history database {self.path} is locked by another process"
-                ) from exc
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
-            self.path.replace(aside)
-            for suffix in ("-wal", "-shm"):
-                Path(str(self.path) + suffix).unlink(missing_ok=True)
+            opening.check(self.path, readonly=self.readonly)
+        except opening.Corrupt as exc:
+            if self.readonly:
+                raise opening.corrupt_readonly(self.path, str(exc)) from exc
+            aside = opening.move_aside(self.path)
             self.notice = (
-                f"history database was unreadable ({exc}); moved to {aside.name}, started a new one"
+                f"history database was unreadable ({exc}); moved to {aside.name} "
+                "(with its -wal and -shm files, if any), started a new one"
             )
-            self._init_schema()
+        if not self.readonly:
+            self._migrate()
 
-    def _init_schema(self) -> None:
-        with closing(self._connect()) as conn:
-            check = conn.execute("PRAGMA quick_check").fetchone()[0]
-            if check != "ok":
-                raise sqlite3.DatabaseError(f"integrity check failed: {check}")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.executescript(SCHEMA)
-            have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-            for column in ADDED_COLUMNS:
-                if column not in have:
-                    try:
-                        conn.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
-                    except sqlite3.OperationalError as exc:
-                        # another process opening the same file migrated it first: not corrupt
-                        if "duplicate column" not in str(exc):
-                            raise
-            conn.commit()
+    def _migrate(self) -> None:
+        """The schema and the columns added since the first release; any error changes nothing."""
+        try:
+            with closing(self._connect()) as conn:
+                conn.execute("PRAGMA journal_mode=WAL")
+                with conn:
+                    conn.execute("BEGIN IMMEDIATE")  # one process migrates; the others wait
+                    schema.migrate(conn)
+        except sqlite3.DatabaseError as exc:
+            raise opening.transient(self.path, exc) from exc
 
     def _run(self, sql: str, params: tuple = (), *, fetch: str = "") -> Any:
         return self._transaction(lambda conn: _fetched(conn.execute(sql, params), fetch))
 
     def _transaction(self, work: Any) -> Any:
         """work(conn) on one connection, committed when it returns, rolled back if it raises."""
+        if self._absent:  # read-only, no file: every query answers as an empty table would
+            return work(_Empty())
         try:
             with closing(self._connect()) as conn, conn:
                 return work(conn)
@@ -113,7 +94,9 @@ class History:
                     f"history database {self.path.name} is locked (another process is writing); "
                     "try again in a moment"
                 ) from exc
-            raise HistoryError(f"history database error: {exc}") from exc
+            raise opening.transient(self.path, exc, "used") from exc
+        except sqlite3.IntegrityError as exc:  # the unique identity: a concurrent writer won
+            raise DuplicateRun(0, None) from exc
         except sqlite3.DatabaseError as exc:
             raise HistoryError(f"history database {self.path.name} is unreadable: {exc}") from exc
 
@@ -122,9 +105,24 @@ class History:
         return self.add_many([run])[0]
 
     def add_many(self, runs: list[Run]) -> list[int]:
-        """Store several runs in one transaction (a bundle import): all of them or none."""
+        """Store several runs in one transaction (a bundle import): all of them or none. An
+        imported run already here (its identity) is DuplicateRun: checked inside the same
+        write transaction as the insert, so two imports of one bundle at once store it once."""
         rows = [_row(run) for run in runs]  # a malformed run fails here, before any insert
-        return self._transaction(lambda conn: [conn.execute(_INSERT, r).lastrowid for r in rows])
+
+        def work(conn: sqlite3.Connection) -> list[int]:
+            conn.execute("BEGIN IMMEDIATE")
+            for number, (run, row) in enumerate(zip(runs, rows, strict=True), 1):
+                if row[-1] is not None and (found := _same(conn, run.job_id, row[-1])):
+                    raise DuplicateRun(number, found)
+            return [conn.execute(_INSERT, row).lastrowid for row in rows]
+
+        self._writable()
+        return self._transaction(work)
+
+    def _writable(self) -> None:
+        if self.readonly:
+            raise HistoryError(f"history database {self.path} was opened read-only")
 
     def with_job_id(self, job_id: str) -> list[Run]:
         """Runs recorded from one job: what a bundle import compares against to refuse a run
@@ -165,7 +163,28 @@ class History:
         return None if row is None else _stored(row)
 
     def delete(self, run_id: int) -> bool:
-        return self._run("DELETE FROM runs WHERE id = ?", (int(run_id),)).rowcount > 0
+        """Remove a run, and the artefact files its import wrote that no other run names."""
+        self._writable()
+
+        def work(conn: sqlite3.Connection) -> Run | None:
+            row = _fetched(conn.execute("SELECT * FROM runs WHERE id = ?", (int(run_id),)), "one")
+            if row is None:
+                return None
+            conn.execute("DELETE FROM runs WHERE id = ?", (int(run_id),))
+            return _stored(row)
+
+        run = self._transaction(work)
+        if run is None:
+            return False
+        if run.origin:  # after the commit: a file of a run that is still stored is never gone
+            artefacts.remove_imported(run.result, self.path.parent, self._named)
+        return True
+
+    def _named(self, path: str) -> bool:
+        """Whether any stored run's result still names this file."""
+        needle = json.dumps(path)[1:-1]
+        sql = "SELECT 1 FROM runs WHERE instr(result_json, ?) > 0 LIMIT 1"
+        return self._run(sql, (needle,), fetch="one") is not None
 
     def facets(self) -> dict[str, list[str]]:
         """Distinct experiments and devices, for the History page's filters."""
@@ -186,9 +205,39 @@ def _fetched(cursor: sqlite3.Cursor, fetch: str) -> Any:
 
 
 def _row(run: Run) -> tuple:
-    """A run as the INSERT's parameters, JSON fields as text (env is never NULL: v0.1's rule)."""
+    """A run as the INSERT's parameters, JSON fields as text (env is never NULL: v0.1's rule),
+    then its identity when it was imported (a run made here has a fresh job id anyway)."""
     values = run.to_dict() | {"env": run.env or {}}
-    return tuple(_text(values[f]) if f in JSON_FIELDS else values[f] for f, _ in _INSERTED)
+    plain = tuple(_text(values[f]) if f in JSON_FIELDS else values[f] for f, _ in _INSERTED)
+    mark = (run.origin or {}).get("fingerprint")
+    return (*plain, mark if isinstance(mark, str) and mark else None)
+
+
+def _same(conn: sqlite3.Connection, job_id: str, mark: str) -> int | None:
+    """The id of a stored run with this identity (imported, or made here), if any."""
+    sql = (
+        "SELECT id, job_id, created_at, spec_json, env_json, origin_json FROM runs WHERE job_id = ?"
+    )
+    for row in conn.execute(sql, (str(job_id),)):
+        spec, env, origin = (
+            json.loads(row[c] or "null") for c in ("spec_json", "env_json", "origin_json")
+        )
+        if identity.of_stored(row["job_id"], row["created_at"], env, spec, origin) == mark:
+            return row["id"]
+    return None
+
+
+class _Empty:
+    """Stands in for a connection to a history file that does not exist (read-only)."""
+
+    def execute(self, *_: Any) -> Any:
+        return self
+
+    def fetchall(self) -> list:
+        return []
+
+    def fetchone(self) -> None:
+        return None
 
 
 def _text(value: Any) -> str | None:

@@ -100,7 +100,10 @@ def test_traces_travel_and_redraw_from_the_import_folder(exported, tmp_path):
     by_label = {r["label"]: b.get(r["id"]) for r in b.list()}
     streams = by_label["streams 4096x4096 float32 cuda (H200)"]
     fusion = by_label["fusion 4096x4096 float32 cuda sweep=256,4096"]
-    folder = lab_b / "imported" / streams["origin"]["fingerprint"][:16]
+    # a folder of its own per import: the fingerprint's start, then a random part
+    folder = Path(streams["result"]["trace_file"]).parents[1]
+    assert folder.parent == lab_b / "imported"
+    assert folder.name.startswith(streams["origin"]["fingerprint"][:16] + "-")
     assert streams["result"]["trace_file"] == str(folder / "traces" / "e4418a3fa92b-streams.json")
     assert json.loads(_downloads(streams)["Chrome trace (Perfetto)"]) == streams_trace()
     eager = fusion["result"]["modes"][0]
@@ -213,7 +216,7 @@ def test_a_failed_history_write_leaves_no_artefacts(tmp_path, monkeypatch):
     monkeypatch.setattr(history, "add_many", locked)
     with pytest.raises(HistoryError):
         bundle.import_bytes(data, history, lab_b)
-    assert not (lab_b / "imported").exists() and history.list() == []
+    assert not list((lab_b / "imported").rglob("*")) and history.list() == []
 
 
 def test_add_many_is_one_transaction(tmp_path):
@@ -235,7 +238,7 @@ def test_an_old_database_gets_the_origin_column(tmp_path):
     assert History(tmp_path / "A" / "history.sqlite3").get(1)["origin"] is None
 
 
-def test_a_symlink_in_the_import_folder_does_not_lead_writes_outside(tmp_path):
+def test_a_symlink_planted_in_the_import_folder_does_not_lead_writes_outside(tmp_path):
     lab_a, lab_b, outside = tmp_path / "A", tmp_path / "B", tmp_path / "outside"
     ids = source(lab_a, legacy=False)
     data = bundle.export_runs(History(lab_a / "history.sqlite3"), ids[1:2], lab_a)  # streams
@@ -244,11 +247,14 @@ def test_a_symlink_in_the_import_folder_does_not_lead_writes_outside(tmp_path):
     folder = lab_b / "imported" / mark[:16]
     folder.mkdir(parents=True)
     outside.mkdir()
-    (folder / "traces").symlink_to(outside)  # planted: writes would land in `outside`
+    (folder / "traces").symlink_to(outside)  # planted where the import once wrote
     history = History(lab_b / "history.sqlite3")
-    with pytest.raises(bundle.BundleError, match="would be written outside"):
-        bundle.import_bytes(data, history, lab_b)
-    assert not list(outside.iterdir()) and history.list() == []
+    [run_id] = bundle.import_bytes(data, history, lab_b)
+    # the import writes a new folder with a name nobody can guess, never a planted one
+    trace = Path(history.get(run_id)["result"]["trace_file"])
+    assert trace.is_file() and not trace.is_symlink() and folder not in trace.parents
+    assert trace.resolve().is_relative_to((lab_b / "imported").resolve())
+    assert not list(outside.iterdir())
 
 
 def test_a_label_from_a_bundle_is_echoed_on_one_line(tmp_path):

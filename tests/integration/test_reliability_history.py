@@ -122,10 +122,13 @@ def _damaged(path: Path, runs: int = 20) -> Path:
 def test_damaged_database_is_moved_aside_and_a_fresh_one_used(tmp_path):
     path = _damaged(tmp_path / "history.sqlite3")
     original = path.read_bytes()
+    wal = Path(f"{path}-wal")
+    wal.write_bytes(b"frames a recovery may need")  # a WAL is never deleted, only moved along
     history = History(path)
     assert "unreadable" in history.notice and "moved to history.sqlite3.corrupt-" in history.notice
-    aside = list(tmp_path.glob("history.sqlite3.corrupt-*"))
-    assert len(aside) == 1 and aside[0].read_bytes() == original  # kept for recovery, untouched
+    aside = sorted(tmp_path.glob("history.sqlite3.corrupt-*"), key=lambda p: len(p.name))
+    assert aside[0].read_bytes() == original  # kept for recovery, untouched
+    assert Path(f"{aside[0]}-wal").read_bytes() == b"frames a recovery may need"
     assert history.list() == [] and history.add(Run.from_dict(_run_row() | {"job_id": "new"})) == 1
     assert _integrity(path) == "ok"
 
@@ -144,7 +147,7 @@ def _run_row():
     }
 
 
-def test_cli_reports_a_corrupt_database(tmp_path):
+def test_cli_history_reports_a_corrupt_database_and_moves_nothing(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
     (data / "history.sqlite3").write_bytes(b"not a database at all " * 200)
@@ -155,9 +158,12 @@ def test_cli_reports_a_corrupt_database(tmp_path):
         cwd=ROOT,
         timeout=120,
     )
-    assert done.returncode == 0 and "Traceback" not in done.stderr
-    assert "unreadable" in done.stderr and "moved to history.sqlite3.corrupt-" in done.stderr
-    assert list(data.glob("history.sqlite3.corrupt-*"))
+    # `history` only reads: it says what is wrong and leaves the file where it is
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert "is damaged" in done.stderr and "nothing was changed" in done.stderr
+    assert not list(data.glob("history.sqlite3.corrupt-*"))
+    assert (data / "history.sqlite3").read_bytes() == b"not a database at all " * 200
 
 
 def test_app_reports_a_corrupt_database_and_keeps_working(data_dir):
