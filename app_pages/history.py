@@ -4,11 +4,12 @@ import pandas as pd
 import streamlit as st
 
 from runtime_lab import ui
+from runtime_lab.view.origin import imported_from
 
 st.title("History")
 jobs = ui.manager()
 if jobs.history is None:
-    st.error(f"History unavailable: {jobs.history_notice}")
+    st.error(f"History unavailable: {ui.plain(str(jobs.history_notice))}")
     st.stop()
 facets = ui.history_call(jobs.history.facets) or {"experiment": [], "device": []}
 cols = st.columns(2)
@@ -24,16 +25,14 @@ if not rows:
     st.info("No runs recorded yet." if rows == [] else "")
     st.stop()
 table = pd.DataFrame(rows)
-for column in ("created_at", "finished_at"):
-    table[column] = pd.to_datetime(table[column], unit="s").dt.strftime("%Y-%m-%d %H:%M:%S")
+table["origin"] = table["origin"].map(imported_from)  # empty for a run recorded here
+for column in ("created_at", "finished_at"):  # a stored time no clock gives: said, not raised
+    table[column] = table[column].map(ui.when)
 st.dataframe(table, hide_index=True)
 if ui.compare_section(jobs.history, table):
     st.stop()  # a comparison (?compare=…) takes the place of the single-run view
-labels = table.set_index("id").label
+labels = (table.label + table.origin.map(lambda o: f" ({o})" if o else "")).set_axis(table["id"])
 run_id = st.selectbox("Open run", table["id"], ui.run_index(table), lambda i: f"#{i}: {labels[i]}")
-run = ui.history_call(jobs.history.get, run_id)
-if run:
-    if st.button(f"Delete run #{run_id}"):
-        ui.history_call(jobs.history.delete, run_id)
-        st.rerun()
-    ui.draw(run)
+if st.button(f"Delete run #{run_id}") and ui.delete(jobs.history, run_id):  # before it is read
+    st.rerun()
+ui.draw_stored(jobs.history, run_id)  # a run that fails to draw is an error for it alone

@@ -1,15 +1,13 @@
-"""Where the lab keeps its data and how long a job may run, from the environment."""
+"""Where the lab keeps its data (the directory, its artefacts, cached ceilings); no torch."""
 
 from __future__ import annotations
 
 import json
-import math
 import os
+import re
 from pathlib import Path
 
 DATA_DIR_ENV = "RUNTIME_LAB_DATA_DIR"
-JOB_TIMEOUT_ENV = "RUNTIME_LAB_JOB_TIMEOUT_S"
-DEFAULT_JOB_TIMEOUT_S = 600.0
 CEILING_FILE = "copy-ceiling.json"  # written by the worker, one entry per device and torch
 
 
@@ -22,8 +20,17 @@ def data_dir(override: str | os.PathLike | None = None, *, create: bool = True) 
     raw = override or os.environ.get(DATA_DIR_ENV) or DEFAULT_DATA_DIR
     path = Path(raw).expanduser().resolve()
     if create:
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # checked before (dir_problem), so a race or an odd filesystem
+            raise DataDirError(
+                f"data directory {path} could not be created: {exc.strerror or exc}"
+            ) from exc
     return path
+
+
+class DataDirError(OSError):
+    """The data directory could not be created; the message is one line naming it and why."""
 
 
 def data_dir_problem(override: str | os.PathLike | None = None) -> str | None:
@@ -46,6 +53,8 @@ def dir_problem(path: str | os.PathLike) -> str | None:
     missing with a writable parent directory (data_dir() creates it)."""
     path = Path(path).expanduser().absolute()
     if os.path.isdir(path):
+        if kind := kernel_fs(path):
+            return f"is on {kind}, a kernel filesystem that cannot hold files"
         return None if os.access(path, os.W_OK | os.X_OK) else "directory is not writable"
     if os.path.lexists(path):
         return "is a file, not a directory" if os.path.isfile(path) else _not_usable(path)
@@ -60,41 +69,64 @@ def creation_problem(path: str | os.PathLike) -> str | None:
         return f"parent directory {parent} does not exist"
     if not os.path.isdir(parent):
         return f"parent {parent} is not a directory"
+    if kind := kernel_fs(parent):  # /proc, /sys: writable for root, yet mkdir fails there
+        return f"parent {parent} is on {kind}, a kernel filesystem that cannot hold files"
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"parent directory {parent} is not writable"
+    if len(Path(path).name.encode()) > NAME_MAX:
+        return f"its name is longer than {NAME_MAX} bytes, the most a file system takes"
     return None
+
+
+# kernel filesystems: what looks like a folder there is not storage (mkdir fails with ENOENT
+# or EPERM, even for root, or makes a cgroup)
+KERNEL_FS = frozenset(
+    [
+        "proc",
+        "sysfs",
+        "cgroup",
+        "cgroup2",
+        "devpts",
+        "debugfs",
+        "tracefs",
+        "securityfs",
+        "pstore",
+        "bpf",
+        "configfs",
+        "efivarfs",
+        "fusectl",
+        "mqueue",
+        "binfmt_misc",
+        "nsfs",
+    ]
+)
+NAME_MAX = 255  # bytes of one path component on Linux's file systems
+MOUNTS = "/proc/self/mounts"
+
+
+def kernel_fs(path: str | os.PathLike) -> str | None:
+    """The kernel filesystem (proc, sysfs, ...) `path` lies on, else None (a disk, a tmpfs, or
+    no mount table to read: then the usual checks decide)."""
+    target = os.path.realpath(path)
+    best, kind = "", None
+    try:
+        with open(MOUNTS, encoding="utf-8", errors="replace") as table:
+            for line in table:
+                parts = line.split()
+                if len(parts) < 3:
+                    continue
+                point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), parts[1])
+                inside = target == point or target.startswith(point.rstrip("/") + "/")
+                if inside and len(point) >= len(best):
+                    best, kind = point, parts[2]
+    except OSError:
+        return None
+    return kind if kind in KERNEL_FS else None
 
 
 def _not_usable(path: Path) -> str:
     # exists for lstat but not as a file or dir: a dangling link, a socket, a device
     return "is a broken symbolic link" if path.is_symlink() else "is not a directory"
-
-
-def job_timeout_s() -> float:
-    """Per-job timeout; a bad value in the environment falls back to the default (the CLI and
-    the app say so: job_timeout_problem)."""
-    try:
-        value = float(os.environ.get(JOB_TIMEOUT_ENV, DEFAULT_JOB_TIMEOUT_S))
-    except ValueError:
-        return DEFAULT_JOB_TIMEOUT_S
-    return value if value > 0 and math.isfinite(value) else DEFAULT_JOB_TIMEOUT_S
-
-
-def job_timeout_problem() -> str | None:
-    """Why $RUNTIME_LAB_JOB_TIMEOUT_S is not used, in one line; None when unset or usable."""
-    raw = os.environ.get(JOB_TIMEOUT_ENV)
-    if raw is None:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        value = None
-    if value is not None and value > 0 and math.isfinite(value):
-        return None
-    return (
-        f"${JOB_TIMEOUT_ENV}={raw!r} is not a positive number of seconds: jobs time out after "
-        f"the default {DEFAULT_JOB_TIMEOUT_S:g} s"
-    )
 
 
 # Run artefacts (Chrome traces, memory snapshots, compile traces) are kept for downloads; the newest this many

@@ -12,8 +12,9 @@ from typing import Any
 
 import psutil
 
-THREADS_ENV = "RUNTIME_LAB_TORCH_THREADS"
-THREADS_SOURCE_ENV = "RUNTIME_LAB_TORCH_THREADS_SOURCE"
+from runtime_lab import envvars
+from runtime_lab.envvars import THREADS_SOURCE_ENV
+from runtime_lab.envvars import TORCH_THREADS_ENV as THREADS_ENV
 
 
 def gpu_likely() -> bool:
@@ -34,10 +35,12 @@ def choose_torch_threads() -> tuple[int, str]:
     """Intra-op threads for the worker, and why: $RUNTIME_LAB_TORCH_THREADS (with the pool's
     reason in $RUNTIME_LAB_TORCH_THREADS_SOURCE when the pool set it), else one physical core
     fewer than the worker may use, left to the server and the browser on the same host (with
-    every core busy, CPU timings would fight them and swing)."""
-    raw = os.environ.get(THREADS_ENV, "").strip()
-    if raw.isdigit() and int(raw) > 0:
-        return int(raw), os.environ.get(THREADS_SOURCE_ENV) or THREADS_ENV
+    every core busy, CPU timings would fight them and swing). A value envvars.py does not
+    allow (`²`, `0`, past the cores) is the default here: the server refused it before any
+    worker started, and a worker must never die of one at start."""
+    threads = envvars.value(THREADS_ENV)
+    if threads is not None:
+        return threads, envvars.value(THREADS_SOURCE_ENV) or THREADS_ENV
     return max(1, physical_cores() - 1), "physical cores - 1"
 
 

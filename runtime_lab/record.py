@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import math
+import time
 import types
 import typing
 from collections.abc import Iterator, Mapping
@@ -110,6 +113,43 @@ def field_types(name: str) -> tuple[tuple[type, ...], bool]:
         elif base is not type(None):
             allowed.append(base)
     return tuple(allowed), type(None) in parts
+
+
+TIMES = ("created_at", "started_at", "finished_at")  # Unix seconds; created_at never None
+
+
+def time_problem(run: Run) -> str | None:
+    """Which of a run's times cannot be stored or shown, as one line naming the field and its
+    value as JSON writes it (NaN, Infinity, 1e+300); None when each is a finite number (or
+    None, created_at aside). History refuses such a run with this line rather than as a
+    database fault (SQLite stores NaN as NULL, so a NaN created_at failed NOT NULL and read
+    as "history database … is unreadable")."""
+    for name in TIMES:
+        stamp = getattr(run, name)
+        if stamp is None and name != "created_at":
+            continue
+        if when(stamp).startswith("not a time"):
+            return f"{name} is {_as_json(stamp)}, not a time (Unix seconds, a finite number)"
+    return None
+
+
+def when(stamp: Any) -> str:
+    """A stored time as local `YYYY-MM-DD HH:MM:SS`, or `not a time (VALUE)` for a value no
+    clock gives (NaN, Infinity, 1e300, text, None): a reader of one bad run never raises."""
+    if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) and math.isfinite(stamp):
+        try:
+            return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
+        except (OverflowError, OSError, ValueError):  # past what the C library takes
+            pass
+    return f"not a time ({_as_json(stamp)})"
+
+
+def _as_json(value: Any) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else f"{text[:40]}… ({len(text):,} characters)"
 
 
 def json_fields() -> tuple[str, ...]:

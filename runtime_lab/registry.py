@@ -77,11 +77,16 @@ def comparison(name: str) -> Any:
     return _optional_stage(name, "compare") or NoComparison
 
 
+def result_type(experiment: str) -> type:
+    """The dataclass an experiment's stored result is rebuilt into (its RESULT_TYPE)."""
+    return _stage(experiment, "result").RESULT_TYPE
+
+
 def result_from_record(experiment: str, data: dict[str, Any] | None) -> Any:
     """The typed result of a stored run, or None if the run has none."""
     if not data:
         return None
-    return from_plain(_stage(experiment, "result").RESULT_TYPE, data)
+    return from_plain(result_type(experiment), data)
 
 
 # build_report / summary without a result: they load it themselves (one use, one rebuild)

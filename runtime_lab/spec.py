@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from runtime_lab.options import OptionSpec
+from runtime_lab.quote import cut, given, quote
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.shapes import (
     DTYPES,
@@ -93,14 +94,14 @@ def _int_in(name: str, value: Any, lo: int, hi: int, problems: dict[str, str]) -
         what = NON_ASCII_DIGITS if digits else "is not an integer"
         problems[name] = f"{_show(value)} {what}; allowed {lo} to {hi}"
         return lo
-    if not lo <= number <= hi:
-        problems[name] = f"{number} is out of range; allowed {lo} to {hi}"
+    if not lo <= number <= hi:  # the value as typed: "+05000", not the 5000 parsed from it
+        problems[name] = f"{given(value)} is out of range; allowed {lo} to {hi}"
     return number
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:40] + "…'"
+    """A value echoed in a message: quoted, one line, cut with its length said (quote.py)."""
+    return quote(value) if isinstance(value, str) else cut(repr(value))
 
 
 def _bool(name: str, value: Any, problems: dict[str, str]) -> bool:

@@ -8,6 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-app}
 python=${PYTHON:-python3}
+# this script's RUNTIME_LAB_* values, checked by the lab's one table (runtime_lab/envvars.py):
+# a bad one is one line and exit 2, before anything is installed
+"$python" -m runtime_lab.envvars setup
 venv_flags=()
 [ "${RUNTIME_LAB_SYSTEM_TORCH:-0}" = 1 ] && venv_flags+=(--system-site-packages)
 if [ ! -x .venv/bin/python ]; then

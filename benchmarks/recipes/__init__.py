@@ -1,12 +1,21 @@
 """Every recipe, by name, in the order --list shows them."""
 
 from benchmarks.recipe import Recipe
-from benchmarks.recipes import fusion_bench, measurement, page_defaults, pool, rerun_latency, rss
+from benchmarks.recipes import (
+    fusion_bench,
+    measurement,
+    page_defaults,
+    pool,
+    rerun_latency,
+    rss,
+    what_if,
+)
 
 RECIPES: dict[str, Recipe] = {
     recipe.name: recipe
     for recipe in (
         rerun_latency.RECIPE,
+        what_if.RECIPE,
         page_defaults.RECIPE,
         fusion_bench.RECIPE,
         measurement.RECIPE,

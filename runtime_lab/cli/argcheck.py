@@ -9,12 +9,12 @@ import re
 import sys
 from pathlib import Path
 
-from runtime_lab import config
+from runtime_lab import config, envvars
 
 LIMIT_RANGE = (1, 10000)
 RUN_ID_RANGE = (1, 2**63 - 1)  # SQLite's INTEGER PRIMARY KEY
 BUNDLE_SUFFIX = ".json.gz"
-TIMEOUT_RANGE = (1.0, 86400.0)  # seconds: under 1 no worker even starts; a day bounds a typo
+TIMEOUT_RANGE = envvars.TIMEOUT_RANGE  # seconds, as $RUNTIME_LAB_JOB_TIMEOUT_S takes
 # ASCII only: int()/float() also take other scripts' digits, "1_000", "nan" and "inf"
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
@@ -26,8 +26,11 @@ class ArgError(ValueError):
 
 
 def check(args: argparse.Namespace) -> None:
-    """Raise ArgError for the first unusable argument, in command-line order; parses the
-    number arguments in place (argparse keeps them as text so every message has one style)."""
+    """Raise ArgError for the first unusable argument, in command-line order, then for a bad
+    RUNTIME_LAB_* value; parses the number arguments in place (argparse keeps them as text so
+    every message has one style)."""
+    if args.ray_address:  # "" is this host only, as the variable's empty value
+        ray_address(args.ray_address)
     if args.command in ("run", "history"):  # `env` never opens the data directory
         data_dir(args.data_dir)
     if args.command == "history":
@@ -39,6 +42,20 @@ def check(args: argparse.Namespace) -> None:
             output_file("--json", args.json)
     if args.command in ("export", "import"):
         bundle_args(args)
+    environment(args)
+
+
+def environment(args: argparse.Namespace) -> None:
+    """Every RUNTIME_LAB_* value (envvars.py), on every command, but those a flag makes moot:
+    the data dir is data_dir()'s to check, --ray-address and run's --timeout win."""
+    flags = {envvars.RAY_ADDRESS_ENV: args.ray_address, envvars.JOB_TIMEOUT_ENV: _timeout(args)}
+    moot = (config.DATA_DIR_ENV, *(name for name, flag in flags.items() if flag is not None))
+    if problem := envvars.first_problem(skip=moot):
+        raise ArgError(problem)
+
+
+def _timeout(args: argparse.Namespace) -> float | None:
+    return getattr(args, "timeout", None) if args.command == "run" else None
 
 
 def bundle_args(args: argparse.Namespace) -> None:
@@ -65,6 +82,15 @@ def data_dir(given: str | None) -> None:
     reason = config.dir_problem(given)
     if reason:
         raise ArgError(f"--data-dir {given}: {reason}")
+
+
+def ray_address(given: str) -> None:
+    """--ray-address takes what $RUNTIME_LAB_RAY_ADDRESS takes (envvars.py's rule)."""
+    var = envvars.VARS[envvars.RAY_ADDRESS_ENV]
+    try:
+        var.parse(given)
+    except ValueError:
+        raise ArgError(f"--ray-address {_shown(given)}: expected {var.allowed()}") from None
 
 
 def output_file(flag: str, given: str) -> None:

@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+from runtime_lab.view.text import terminal
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
@@ -34,7 +36,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         history = History(root / "history.sqlite3", readonly=args.command == "export")
         if history.notice:
-            print(f"runtime_lab: warning: {history.notice}", file=sys.stderr)
+            print(f"runtime_lab: warning: {terminal(history.notice)}", file=sys.stderr)
         if args.command == "export":
             return _export(args, history, root)
         return _import(args, history, root)
@@ -43,10 +45,14 @@ def main(args: argparse.Namespace) -> int:
             doing, kept = f"export to {args.out}", "no bundle was written"
         else:
             doing, kept = f"import {args.file}", "nothing was imported"
-        print(f"runtime_lab: error: cannot {doing}: {exc}; {kept}", file=sys.stderr)
+        # the message quotes the bundle (a label, a host): escaped, as every stored string
+        print(
+            f"runtime_lab: error: cannot {terminal(doing)}: {terminal(exc)}; {kept}",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     except (HistoryError, OSError) as exc:
-        print(f"runtime_lab: error: {exc}", file=sys.stderr)
+        print(f"runtime_lab: error: {terminal(exc)}", file=sys.stderr)
         return EXIT_FAILED
 
 
@@ -57,7 +63,8 @@ def _export(args: argparse.Namespace, history, root: Path) -> int:
     _write(Path(args.out).expanduser(), data)
     for run_id in dict.fromkeys(args.ids):
         run = history.get(run_id)
-        print(f"exported run #{run_id} ({run.label if run else None}) to {args.out}")
+        label = terminal(run.label if run else None)
+        print(f"exported run #{run_id} ({label}) to {terminal(args.out)}")
     return EXIT_OK
 
 
@@ -82,5 +89,5 @@ def _import(args: argparse.Namespace, history, root: Path) -> int:
         )
         where = bundle.one_line(where or "an unnamed host")
         label = run.label if run else None
-        print(f"imported run #{run_id} ({bundle.one_line(label)}) from {where}")
+        print(f"imported run #{run_id} ({terminal(bundle.one_line(label))}) from {terminal(where)}")
     return EXIT_OK

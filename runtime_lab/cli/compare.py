@@ -13,6 +13,7 @@ import pandas as pd
 from runtime_lab import config
 from runtime_lab.cli import argcheck
 from runtime_lab.compare import comparison as core
+from runtime_lab.view.text import terminal
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2  # as cli.py's: a usage error is 2
 
@@ -48,28 +49,49 @@ def main(args: argparse.Namespace) -> int:
             config.data_dir(args.data_dir, create=False) / "history.sqlite3", readonly=True
         )
         if history.notice:
-            print(f"runtime_lab: warning: {history.notice}", file=sys.stderr)
+            print(f"runtime_lab: warning: {terminal(history.notice)}", file=sys.stderr)
         runs = core.load(history.get, ids)
     except HistoryError as exc:
-        print(f"runtime_lab: {exc}", file=sys.stderr)
+        print(f"runtime_lab: {terminal(exc)}", file=sys.stderr)
         return EXIT_FAILED
     except core.CompareError as exc:
         return _usage(str(exc))
-    view = core.build(runs)
-    if args.json and not argcheck.write_json(args.json, json.dumps(to_json(view), indent=2) + "\n"):
+    except Exception as exc:  # a stored row that does not read (a JSON column that is not JSON)
+        return _unreadable(ids, exc)
+    try:  # a stored run's values that don't compare: one line, not a traceback
+        view = core.build(runs)
+        shown, document = lines(view), to_json(view) if args.json else None
+    except Exception as exc:
+        return _unreadable(ids, exc)
+    if args.json and not argcheck.write_json(args.json, json.dumps(document, indent=2) + "\n"):
         return EXIT_FAILED
-    print("\n".join(lines(view)))
+    print("\n".join(shown))
     return EXIT_OK
 
 
+def _unreadable(ids: list[int], exc: Exception) -> int:
+    """A run imported before the bundle checks (or a row written by hand) whose values the
+    comparison cannot use: said on one line, naming the runs and what failed."""
+    what = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    runs = ", ".join(f"#{i}" for i in ids)
+    print(
+        f"runtime_lab: error: cannot compare runs {runs}: a stored run's values do not read "
+        f"({terminal(what)}); `delete ID` removes a run",
+        file=sys.stderr,
+    )
+    return EXIT_FAILED
+
+
 def _usage(message: str) -> int:
-    print(f"runtime_lab: error: {message}", file=sys.stderr)
+    print(f"runtime_lab: error: {terminal(message)}", file=sys.stderr)
     return EXIT_USAGE
 
 
 def table_lines(frame: pd.DataFrame, indent: str = "  ") -> list[str]:
-    """A frame as left-aligned text columns, header first."""
-    cells = [list(map(str, frame.columns))] + [[str(v) for v in row] for row in frame.values]
+    """A frame as left-aligned text columns, header first; a cell's control characters (a
+    host name's newline or ESC) escaped, so each row is one line."""
+    header = [terminal(c) for c in frame.columns]
+    cells = [header] + [[terminal(v) for v in row] for row in frame.values]
     widths = [max(len(row[i]) for row in cells) for i in range(len(frame.columns))]
     padded = [[c.ljust(w) for c, w in zip(row, widths, strict=True)] for row in cells]
     return [(indent + "  ".join(row)).rstrip() for row in padded]
@@ -77,15 +99,15 @@ def table_lines(frame: pd.DataFrame, indent: str = "  ") -> list[str]:
 
 def lines(view: core.Comparison) -> list[str]:
     """What the CLI prints: differences, then key figures, then the headline."""
-    base = view.labels[0]
-    out = [f"Comparing {view.experiment} runs {', '.join(view.labels)} (baseline {base})", ""]
+    base, experiment = terminal(view.labels[0]), terminal(view.experiment)
+    out = [f"Comparing {experiment} runs {terminal(', '.join(view.labels))} (baseline {base})", ""]
     out.append("Spec and environment, the fields that differ:")
     diffs = table_lines(view.differences) if not view.differences.empty else ["  none"]
     out += [*diffs, ""]
     out.append(f"Key figures (ratio to {base}; within noise: the runs' IQRs overlap):")
     out += table_lines(view.table) if not view.table.empty else ["  none"]
-    out += [f"  {note}" for note in view.notes]
-    return [*out, "", view.headline]
+    out += [f"  {terminal(note)}" for note in view.notes]
+    return [*out, "", terminal(view.headline)]
 
 
 def to_json(view: core.Comparison) -> dict[str, Any]:

@@ -9,9 +9,12 @@ import time
 
 from runtime_lab import __version__, registry
 from runtime_lab.cli import argcheck
+from runtime_lab.config import DataDirError
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.shapes import DTYPES
 from runtime_lab.spec import SpecError, build_spec
+from runtime_lab.view.origin import imported_from
+from runtime_lab.view.text import terminal
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -20,7 +23,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr and exit status 2."""
 
     def error(self, message: str) -> None:
-        print(f"runtime_lab: error: {message} (see --help)", file=sys.stderr)
+        print(f"runtime_lab: error: {terminal(message)} (see --help)", file=sys.stderr)
         sys.exit(EXIT_USAGE)
 
 
@@ -35,8 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--ray-address",
         metavar="ADDRESS",
-        help="run on a Ray cluster: auto, ray://host:10001, or local (starts one for this run); "
-        "default $RUNTIME_LAB_RAY_ADDRESS, else this host's own workers",
+        help="run GPU jobs on a Ray cluster: auto, ray://host:10001, HOST:PORT, or local (starts "
+        "one on this host for the command); CPU jobs stay on this host's CPU worker; default "
+        "$RUNTIME_LAB_RAY_ADDRESS, else this host's own workers",
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     commands.add_parser("env", help="print this machine's environment fingerprint as JSON")
@@ -50,10 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     low, high = argcheck.LIMIT_RANGE
     hist.add_argument("--limit", default="20", help=f"rows to list ({low} to {high})")
     # export and import, and runs side by side: their own modules, torch-free
-    from runtime_lab.cli import bundles, compare
+    from runtime_lab.cli import bundles, compare, delete
 
     bundles.add_parsers(commands)
     compare.add_parser(commands)
+    delete.add_parser(commands)
     run = commands.add_parser("run", help="run one experiment in the worker and print its result")
     experiments = run.add_subparsers(dest="experiment", required=True, parser_class=_Parser)
     for info in EXPERIMENTS.values():
@@ -125,20 +130,20 @@ def _run(args: argparse.Namespace) -> int:
     try:
         spec = _spec_from(args)
     except SpecError as exc:
-        print(f"runtime_lab: invalid input: {exc}", file=sys.stderr)
+        print(f"runtime_lab: invalid input: {terminal(exc)}", file=sys.stderr)
         return EXIT_USAGE
     jobs = _manager(args)
     if jobs is None:
         return EXIT_USAGE
     if jobs.history_notice:
-        print(f"runtime_lab: warning: {jobs.history_notice}", file=sys.stderr)
+        print(f"runtime_lab: warning: {terminal(jobs.history_notice)}", file=sys.stderr)
     try:
         job_id = jobs.submit(spec, target=args.on)
         job = _wait_with_progress(jobs, job_id)
     finally:
         jobs.close()
     if job.state == "refused":
-        print(f"runtime_lab: refused: {job.error}", file=sys.stderr)
+        print(f"runtime_lab: refused: {terminal(job.error)}", file=sys.stderr)
         return EXIT_USAGE
     run = job.as_run()
     result = registry.load(run)  # rebuilt once, for the summary and the report
@@ -150,13 +155,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         written = argcheck.write_json(args.json, json.dumps(document, indent=2, default=str) + "\n")
     rep = registry.build_report(run, result=result)
-    print(rep.headline + (f" (run #{job.run_id})" if job.run_id else ""))
+    # the report quotes the worker and the spec: escaped, with a note's own lines kept
+    print(terminal(rep.headline) + (f" (run #{job.run_id})" if job.run_id else ""))
     for metric in rep.metrics:
-        print(f"  {metric.label}: {metric.value}")
+        print(f"  {terminal(metric.label)}: {terminal(metric.value)}")
     for warning in rep.warnings:
-        print(f"  warning: {warning}")
+        print(f"  warning: {terminal(warning, lines=True)}")
     for note in rep.notes:
-        print(f"  {note}")
+        print(f"  {terminal(note, lines=True)}")
     return EXIT_OK if job.state == "done" and written else EXIT_FAILED
 
 
@@ -175,7 +181,7 @@ def _manager(args: argparse.Namespace):
             ray_address=args.ray_address,
         )
     except RayUnavailable as exc:  # ray missing or the cluster out of reach
-        print(f"runtime_lab: {exc}", file=sys.stderr)
+        print(f"runtime_lab: {terminal(exc)}", file=sys.stderr)
         return None
 
 
@@ -191,18 +197,22 @@ def _workers(args: argparse.Namespace) -> int:
     finally:
         jobs.close()
     if status["devices_note"]:
-        print(f"runtime_lab: warning: {status['devices_note']}", file=sys.stderr)
-    for lane in status["lanes"]:
-        where = lane["host"] if lane["node"] else "this host"
-        print(f"{lane['lane']:<24} {lane['kind']:<4} {lane['device_type'] or '-':<20} {where}")
+        print(f"runtime_lab: warning: {terminal(status['devices_note'])}", file=sys.stderr)
+    for lane in status["lanes"]:  # a Ray node's host and device names are its own to say
+        name, kind, device = (terminal(lane[k]) for k in ("lane", "kind", "device_type"))
+        where = terminal(lane["host"]) if lane["node"] else "this host"
+        print(f"{name:<24} {kind:<4} {device or '-':<20} {where}")
     return EXIT_OK
 
 
 def _wait_with_progress(jobs, job_id: str):
-    last = ""
+    last, early = "", False
     while True:
         job = jobs.wait(job_id, timeout_s=1.0)
-        line = f"[{job.state}] {job.stage}".rstrip()
+        if job.partial is not None and not early and not job.finished:
+            early = True
+            _early_headline(job)
+        line = f"[{job.state}] {terminal(job.stage)}".rstrip()
         if line != last and not job.finished:
             print(line, file=sys.stderr, flush=True)
             last = line
@@ -212,7 +222,7 @@ def _wait_with_progress(jobs, job_id: str):
 
 
 def _history(args: argparse.Namespace) -> int:
-    from runtime_lab import config
+    from runtime_lab import config, record
     from runtime_lab.store.history import History, HistoryError
 
     try:
@@ -220,32 +230,36 @@ def _history(args: argparse.Namespace) -> int:
             config.data_dir(args.data_dir, create=False) / "history.sqlite3", readonly=True
         )
         if history.notice:
-            print(f"runtime_lab: warning: {history.notice}", file=sys.stderr)
+            print(f"runtime_lab: warning: {terminal(history.notice)}", file=sys.stderr)
         rows = history.list(args.experiment, limit=args.limit)
     except HistoryError as exc:
-        print(f"runtime_lab: {exc}", file=sys.stderr)
+        print(f"runtime_lab: {terminal(exc)}", file=sys.stderr)
         return EXIT_FAILED
     if not rows:  # say so: an empty answer looks like a broken command
         which = f" of {args.experiment}" if args.experiment else ""
         where = config.data_dir(args.data_dir, create=False)
-        print(f"runtime_lab: no runs{which} recorded in {where}", file=sys.stderr)
+        print(f"runtime_lab: no runs{which} recorded in {terminal(where)}", file=sys.stderr)
     for row in rows:
-        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row["created_at"]))
-        print(f"#{row['id']:<5} {stamp}  {row['status']:<9} {row['label']}")
+        stamp = record.when(row["created_at"])  # a stored NaN or Infinity: said, not raised
+        # one line per run whatever its label holds: a newline or ESC in it is escaped
+        origin = imported_from(row.get("origin"))
+        marked = f"  [{terminal(origin)}]" if origin else ""
+        status, label = terminal(row["status"]), terminal(row["label"])
+        print(f"#{row['id']:<5} {stamp}  {status:<9} {label}{marked}")
     return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        argcheck.check(args)  # paths and numbers, before any worker starts or history opens
-    except argcheck.ArgError as exc:
-        print(f"runtime_lab: error: {exc}", file=sys.stderr)
+    try:  # paths, numbers, RUNTIME_LAB_* values: before any worker starts or history opens
+        argcheck.check(args)
+        return _command(args)
+    except (argcheck.ArgError, DataDirError) as exc:  # it quotes what was typed
+        print(f"runtime_lab: error: {terminal(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    from runtime_lab import config
 
-    if (problem := config.job_timeout_problem()) and args.command == "run":
-        print(f"runtime_lab: warning: {problem}", file=sys.stderr)
+
+def _command(args: argparse.Namespace) -> int:
     if args.command == "env":
         from runtime_lab.env import fingerprint
 
@@ -263,4 +277,21 @@ def main(argv: list[str] | None = None) -> int:
         from runtime_lab.cli import compare
 
         return compare.main(args)
+    if args.command == "delete":
+        from runtime_lab.cli import delete
+
+        return delete.main(args)
     return _run(args)
+
+
+def _early_headline(job) -> None:
+    """The timing phase's figures, on stderr, as soon as they are in: the profiler and trace
+    evidence follow, then the whole report on stdout (the partial result is never stored)."""
+    from dataclasses import replace
+
+    from runtime_lab import registry
+
+    report = registry.build_report(replace(job, state="done", result=job.partial).as_run())
+    print(f"timing done, evidence follows: {terminal(report.headline)}", file=sys.stderr)
+    for metric in report.metrics:
+        print(f"  {terminal(metric.label)}: {terminal(metric.value)}", file=sys.stderr, flush=True)

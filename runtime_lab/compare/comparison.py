@@ -16,6 +16,7 @@ from runtime_lab.compare import table as compare_table
 from runtime_lab.record import Run
 from runtime_lab.results import stats
 from runtime_lab.view import frames
+from runtime_lab.view.origin import imported, imported_from
 
 MIN_RUNS, MAX_RUNS = 2, 6
 MIN_SAMPLES = 3  # fewer samples give no quartiles worth comparing
@@ -116,6 +117,7 @@ def _fields(run: Run) -> list[tuple[str, str, str]]:
     env = run.env or {}
     rows = [("environment", name, read(env)) for name, read in ENV_FIELDS]
     rows.append(("environment", "ran alongside", _alongside(run)))
+    rows.append(("environment", "recorded", imported_from(run.origin) or "here"))
     spec = frames.spec_frame(run.spec)
     rows += [("spec", f, v) for f, v in zip(spec["field"], spec["value"], strict=True)]
     return [(s, f, "—" if v is None else str(v)) for s, f, v in rows]
@@ -272,6 +274,11 @@ def build(runs: Sequence[Run]) -> Comparison:
     diffs, long = differences(runs), figures(runs, loaded)
     results = [(label(r), res) for r, res in zip(runs, loaded, strict=True) if res is not None]
     notes = [f"{label(r)} {r.status}: no figures" for r in runs if r.status != "done"]
+    notes += [  # a stranger's figures: its machine's, whatever this one would measure
+        f"{label(r)} was {imported_from(r.origin)}: measured on that machine, not here"
+        for r in runs
+        if imported(r.origin)
+    ]
     return Comparison(
         experiment=experiment,
         labels=labels,

@@ -77,11 +77,11 @@ def _latencies(mode: str, spec: RunSpec, x, y, ctx: Context) -> tuple[object, li
     return fn, found
 
 
-def run_mode(
-    mode: str, spec: RunSpec, tensors: tuple, ctx: Context, latency: bool
-) -> tuple[ModeResult, object]:
+def run_mode(mode: str, spec: RunSpec, tensors: tuple, ctx: Context) -> tuple[ModeResult, object]:
     """Build, check, then time a mode (harness, loop, other clocks); no profiler here. Returns
-    the result and the callable, which the job profiles once every timed phase is done."""
+    the result and the callable, which the job profiles once every timed phase is done. Its
+    compile is the first call's, caches as they are: the cold / warm-cache / warm-process
+    latencies come after every mode's steady state (with_latencies), so a headline needs none."""
     x, y, eager_out, ref64 = tensors
     device = ctx.device
     fused = mode in INDUCTOR_MODES
@@ -97,15 +97,12 @@ def run_mode(
     ct.clear_records()
     code_mark = ct.code_modules()
     compiles = []
-    if latency and fused:
-        fn, compiles = _latencies(mode, spec, x, y, ctx)
-    else:
-        ctx.progress(f"{mode}: first call", None, None)
-        fn = build(mode, spec, x, y)
-        first = ct.timed_call(fn, device)
-        if mode != "eager":
-            detail = "compile as configured (caches as they are; 0 compiles: already compiled)"
-            compiles = [ct.latency("first call", first, detail)]
+    ctx.progress(f"{mode}: first call", None, None)
+    fn = build(mode, spec, x, y)
+    first = ct.timed_call(fn, device)
+    if mode != "eager":
+        detail = "compile as configured (caches as they are; 0 compiles: already compiled)"
+        compiles = [ct.latency("first call", first, detail)]
     out = fn().clone()
     checks = _compare(out, eager_out, ref64, spec)
     graphs, breaks, reasons = ct.graph_info()
@@ -179,26 +176,23 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
     # Phase 1, every timed figure of the job: modes, the fresh processes, the sweep, the ceiling
     for i, mode in enumerate(modes):
         ctx.progress(f"mode {i + 1}/{len(modes)}: {mode}", i, len(modes))
-        latency = spec.option("compile_latency") and mode == _latency_mode(modes)
         try:
-            found, callables[mode] = run_mode(mode, spec, (x, y, eager_out, ref64), ctx, latency)
+            found, callables[mode] = run_mode(mode, spec, (x, y, eager_out, ref64), ctx)
             results.append(found)
         except Exception as exc:  # one mode failing (e.g. a compile error) must not hide the rest
             error = f"{type(exc).__name__}: {exc}"[:2000]
             results.append(ModeResult(mode=mode, ran=False, error=error))
     del ref64
-    latency_mode = _latency_mode(modes)
     if not plain and (spec.option("fresh_process") or spec.option("mega_cache")):
         notes.append(SUBPROCESS_NOTE)
-    if spec.option("fresh_process") and latency_mode and plain:
-        ctx.progress("cold compile in a fresh process", None, None)
-        results = _add(results, latency_mode, fresh_process_latency(latency_mode, spec, device))
-    if spec.option("mega_cache") and latency_mode and plain:
-        ctx.progress("mega-cache: save in one fresh process, load in another", None, None)
-        results = _add(results, latency_mode, mega_cache_latency(latency_mode, spec, device))
     points = sweep(spec, results, ctx) if spec.option("sweep") else ()
     ctx.progress("bandwidth ceiling (copy, add)", None, None)
     ceiling = ceilings(device, config.data_dir())
+    made = {"x": x, "limits": (limits, limits_note), "notes": notes, "ceiling": ceiling}
+    # the headline is in (every steady state, the ceiling): a page can draw it now
+    ctx.phase("headline", _result(spec, device, results, points, made))
+    results = _compile_latencies(results, spec, (x, y), ctx, callables)
+    ctx.phase("evidence", _result(spec, device, results, points, made))
     # Phase 2, the job's profiler sessions: after everything timed, on the same callables
     ops = op_list(work)
     for i, mode in enumerate(results):
@@ -209,6 +203,13 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
     results = _share_triton(results)
     if spec.option("compile_trace"):
         results = add_evidence(results, spec, (x, y), ctx)
+    return _result(spec, device, results, points, made)
+
+
+def _result(spec: RunSpec, device, results: list, points: tuple, made: dict) -> FusionResult:
+    """The job's result from what it has so far: at the phase boundary (timed, not yet
+    profiled or traced) and at its end."""
+    x, (limits, limits_note) = made["x"], made["limits"]
     rtol, atol = TOLERANCES[spec.dtype]
     return FusionResult(
         device=str(device),
@@ -220,12 +221,12 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
         atol=atol,
         modes=tuple(results),
         sweep=tuple(points),
-        notes=tuple(notes),
+        notes=tuple(made["notes"]),
         timed_before_profiling=True,
         variant=spec.option("variant"),
         device_limits=limits,
         limits_note=limits_note,
-        **ceiling,
+        **made["ceiling"],
     )
 
 
@@ -233,6 +234,44 @@ SUBPROCESS_NOTE = (
     "fresh-process and mega-cache compile the pointwise workload in interpreters of their own: "
     "not run for the long-chain variant."
 )
+
+
+def _compile_latencies(
+    results: list, spec: RunSpec, tensors: tuple, ctx: Context, callables: dict
+) -> list:
+    """Compile latency, still timed in this clean process, after every steady state: cold
+    (fresh cache dirs), warm cache and warm process; then the fresh-process and mega-cache
+    figures, each in interpreters of its own. The cold compile resets Dynamo, so the compiled
+    callables are built again (from the warm cache) for the profiler."""
+    x, y = tensors
+    device = ctx.device
+    mode = _latency_mode([r.mode for r in results])
+    compiled = next((r for r in results if r.mode == mode and r.compile), None)
+    plain = spec.option("variant") == "pointwise"
+    if spec.option("compile_latency") and compiled is not None:
+        try:
+            _, found = _latencies(mode, spec, x, y, ctx)
+            results = [replace(r, compile=tuple(found)) if r is compiled else r for r in results]
+        except Exception as exc:  # the steady states stand; say why the latency is missing
+            error = f"compile latency failed: {type(exc).__name__}: {exc}"[:2000]
+            results = [replace(r, error=r.error or error) if r is compiled else r for r in results]
+        _rebuild(callables, spec, x, y)
+    if spec.option("fresh_process") and mode and plain:
+        ctx.progress("cold compile in a fresh process", None, None)
+        results = _add(results, mode, fresh_process_latency(mode, spec, device))
+    if spec.option("mega_cache") and mode and plain:
+        ctx.progress("mega-cache: save in one fresh process, load in another", None, None)
+        results = _add(results, mode, mega_cache_latency(mode, spec, device))
+    return results
+
+
+def _rebuild(callables: dict, spec: RunSpec, x, y) -> None:
+    """Each compiled mode's callable again, called once (a warm-cache compile, untimed), so no
+    profiled call compiles; eager and the eager CUDA graph hold no Dynamo state."""
+    for mode in [m for m, fn in callables.items() if fn is not None]:
+        if mode not in ("eager", "cuda-graph"):
+            callables[mode] = build(mode, spec, x, y)
+            callables[mode]()
 
 
 def _latency_mode(modes: list[str]) -> str | None:

@@ -22,10 +22,18 @@ class Refused(Exception):
     """The job cannot run on this machine as asked; said before anything ran, never recorded."""
 
 
+def _no_phase(phase: str, partial: object) -> None:
+    return None
+
+
 @dataclass
 class Context:
     device: torch.device
     progress: Callable[[str, int | None, int | None], None]
+    # phase("evidence", partial_result): every timed figure is in; what follows (profiler,
+    # traces, sanitizers) times nothing, so the server may start the next worker meanwhile
+    # and show the partial result (issue 27)
+    phase: Callable[[str, object], None] = _no_phase
 
 
 def torch_dtype(name: str) -> torch.dtype:

@@ -8,10 +8,10 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from runtime_lab import envvars
 from runtime_lab.env import THREADS_ENV, THREADS_SOURCE_ENV, gpu_likely, physical_cores
+from runtime_lab.envvars import CPU_WORKERS_ENV, RAY_ADDRESS_ENV
 
-CPU_WORKERS_ENV = "RUNTIME_LAB_CPU_WORKERS"
-RAY_ADDRESS_ENV = "RUNTIME_LAB_RAY_ADDRESS"
 COUNT_TIMEOUT_S = 120.0
 
 
@@ -64,18 +64,17 @@ def count_gpus() -> tuple[int, str | None]:
 
 
 def cpu_workers(override: int | None = None) -> int:
-    """CPU workers: the override, else $RUNTIME_LAB_CPU_WORKERS, else 1 (more only make sense
-    on a host with cores to spare: two CPU jobs at once share its cores)."""
+    """CPU workers: the override, else $RUNTIME_LAB_CPU_WORKERS (1 to the cores, envvars.py),
+    else 1 (more only make sense on a host with cores to spare: CPU jobs share its cores)."""
     if override is not None:
         return max(1, int(override))
-    raw = os.environ.get(CPU_WORKERS_ENV, "").strip()
-    return int(raw) if raw.isdigit() and int(raw) > 0 else 1
+    return envvars.value(CPU_WORKERS_ENV)
 
 
 def ray_address() -> str:
     """$RUNTIME_LAB_RAY_ADDRESS (`auto`, `ray://host:10001`, `local`), "" when unset: the
     server then runs its own pool and never imports ray."""
-    return os.environ.get(RAY_ADDRESS_ENV, "").strip()
+    return envvars.value(RAY_ADDRESS_ENV)
 
 
 def _pin(index: int) -> str:
@@ -106,7 +105,7 @@ def _cpu_threads(gpus: int, cpus: int) -> dict[str, str]:
     """Intra-op threads for each CPU worker when it shares the host with others: a core left
     for every GPU worker (its launches are host-bound at small shapes) and the cores split
     between CPU workers. Nothing when alone, or when $RUNTIME_LAB_TORCH_THREADS says."""
-    if (gpus == 0 and cpus == 1) or os.environ.get(THREADS_ENV, "").strip():
+    if (gpus == 0 and cpus == 1) or envvars.value(THREADS_ENV) is not None:
         return {}
     threads = max(1, (physical_cores() - 1 - gpus) // cpus)
     why = f"physical cores - 1 - {gpus} GPU worker(s), split over {cpus} CPU worker(s)"

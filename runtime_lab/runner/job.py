@@ -43,6 +43,10 @@ class Job:
     worker: dict[str, Any] | None = None  # which worker ran it (pid, jobs before, fresh?)
     target: str | None = None  # the lane asked for by name (None: routed by the spec's device)
     lane: str | None = None  # the lane it was queued on (`cuda:1`, `cpu`, `ray:host/gpu:0`)
+    # "timing" while figures are measured, "evidence" once they are all in (profiler, traces);
+    # `partial` is the result as of that boundary: shown while the job goes on, never stored
+    phase: str = ""
+    partial: dict[str, Any] | None = None
 
     @property
     def finished(self) -> bool:
@@ -73,3 +77,19 @@ class Job:
 def wall(monotonic: float | None) -> float | None:
     """A time.monotonic() reading (from any process on this host) as time.time()."""
     return None if monotonic is None else monotonic + (time.time() - time.monotonic())
+
+
+def alongside(me: Job, jobs: list[Job], node: dict[str, Any], end: float) -> list[dict[str, Any]]:
+    """The jobs of other lanes on `me`'s node (lane name -> node) whose run overlapped it
+    until `end`: they shared its cores."""
+    start = me.started_at or 0.0
+    return [
+        {"job_id": j.id, "lane": j.lane, "label": j.spec.label}
+        for j in jobs
+        if j.id != me.id
+        and j.lane != me.lane
+        and node.get(j.lane) == node.get(me.lane)
+        and j.started_at is not None
+        and j.started_at < end
+        and (j.finished_at is None or j.finished_at > start)
+    ]

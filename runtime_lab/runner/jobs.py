@@ -11,10 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from runtime_lab import config
+from runtime_lab import config, envvars
 from runtime_lab.runner import devices
 from runtime_lab.runner.devices import LanePlan, RouteError
-from runtime_lab.runner.job import ACTIVE, FINISHED, Job, wall
+from runtime_lab.runner.job import ACTIVE, FINISHED, Job, alongside, wall
 from runtime_lab.runner.lane import Lane
 from runtime_lab.runner.pool import WorkerPool
 from runtime_lab.runner.process import WorkerProcess
@@ -44,7 +44,7 @@ class JobManager:
         ray_address: str | None = None,  # None: $RUNTIME_LAB_RAY_ADDRESS; "": this host only
     ):
         self.data_dir = config.data_dir(data_dir)
-        self.timeout_s = timeout_s or config.job_timeout_s()
+        self.timeout_s = timeout_s or envvars.value(envvars.JOB_TIMEOUT_ENV)
         self.history_notice: str | None = None
         try:
             self.history: History | None = History(self.data_dir / "history.sqlite3")
@@ -109,6 +109,12 @@ class JobManager:
             lane.queue.append(job_id)
             self.lock.notify_all()
             return job_id
+
+    def last_done(self, spec: RunSpec, target: str | None = None) -> Job | None:
+        """This server's newest stored, done job with this spec and target: Run again offers it."""
+        with self.lock:
+            done = [j for j in self._jobs.values() if j.state == "done" and j.run_id is not None]
+            return next((j for j in reversed(done) if (j.spec, j.target) == (spec, target)), None)
 
     def get(self, job_id: str) -> Job | None:
         with self.lock:
@@ -200,6 +206,10 @@ class JobManager:
     def all_idle(self) -> bool:
         return all(lane.running is None for lane in self.lanes)
 
+    def none_timing(self) -> bool:
+        """No lane's job is in its timed phase (each idle, or past its timing)."""
+        return all(lane.running is None or lane.in_evidence for lane in self.lanes)
+
     def spare_starting(self) -> bool:
         return any(lane.pool.starting_spare for lane in self.lanes)
 
@@ -251,19 +261,8 @@ class JobManager:
         """Jobs of other lanes on the same host whose run overlapped this one's (by the
         dispatchers' clocks): they shared its cores. Another node's jobs shared nothing."""
         with self.lock:
-            me = self._jobs[job_id]
             node = {lane.name: lane.plan.node for lane in self.lanes}
-            start, end = me.started_at or 0.0, time.time()
-            return [
-                {"job_id": j.id, "lane": j.lane, "label": j.spec.label}
-                for j in self._jobs.values()
-                if j.id != job_id
-                and j.lane != me.lane
-                and node.get(j.lane) == node.get(me.lane)
-                and j.started_at is not None
-                and j.started_at < end
-                and (j.finished_at is None or j.finished_at > start)
-            ]
+            return alongside(self._jobs[job_id], list(self._jobs.values()), node, time.time())
 
     def _worker_env(self) -> dict[str, str]:
         # compile caches live in the data directory so a warm cache survives restarts

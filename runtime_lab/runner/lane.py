@@ -43,6 +43,10 @@ class LaneHost(Protocol):
         """No lane runs a job: a spare may start without competing with one's timing."""
         ...
 
+    def none_timing(self) -> bool:
+        """No lane's job is in its timed phase: a spare may start during an evidence phase."""
+        ...
+
     def settle(self, job_id: str, lane: Lane, outcome: dict[str, Any]) -> None:
         """The lane's job ended with these fields: store it, mark it finished, free the lane."""
         ...
@@ -66,6 +70,8 @@ class Lane:
         self.env: dict[str, Any] = {}
         self.running: str | None = None  # the job id it runs now
         self.spare_due = True  # one spare attempt after each job (a failing start is not retried)
+        self.in_evidence = False  # the running job is past its timed phase
+        self.spare_during_evidence = False  # and the next worker started meanwhile
         self.thread = threading.Thread(
             target=self._serve, name=f"runtime-lab-{plan.name}", daemon=True
         )
@@ -184,7 +190,8 @@ class Lane:
         record = {**self.pool.sent(), "lane": self.name}
         if self.plan.node:
             record.update(node=self.plan.node, host=self.plan.host)
-        self.host.update(job.id, env=self.env, worker=record)
+        self.host.update(job.id, env=self.env, worker=record, phase="timing")
+        self.in_evidence = self.spare_during_evidence = False
         spec = job.spec
         data = {**spec.to_dict(), "device": devices.worker_device(spec.device, self.plan)}
         try:
@@ -195,11 +202,14 @@ class Lane:
                 "failed", f"{exc} while running this job; the worker was restarted"
             )
         finally:
+            self.in_evidence = False
             if self.state == "busy":
                 self.state = "idle"
         disturbed = outcome.pop("disturbed", None) or []
         outcome["device"] = devices.recorded_device(outcome.get("device"), self.plan)
-        return {**outcome, "worker": {**record, "disturbed_by": disturbed}}
+        # provenance: the evidence phase (profiler figures) shared the host with a starting spare
+        early = {"spare_started_during_evidence": self.spare_during_evidence}
+        return {**outcome, "worker": {**record, "disturbed_by": disturbed, **early}}
 
     def _pump(self, job_id: str, worker: Any) -> dict[str, Any]:
         deadline = time.monotonic() + self.host.timeout_s
@@ -223,6 +233,11 @@ class Lane:
                 self.host.update(
                     job_id, stage=message["stage"], done=message["done"], total=message["total"]
                 )
+            elif message.get("op") == "phase":  # "headline": drawable; "evidence": untimed
+                self.host.update(job_id, phase=message["phase"], partial=message.get("partial"))
+                if message["phase"] == "evidence":
+                    self.in_evidence = True  # nothing this job does from now on is timed
+                    self.spare_during_evidence = self._start_spare_early()
             elif message.get("op") == "result":
                 started, finished = self._stamps(message)
                 return {
@@ -237,6 +252,30 @@ class Lane:
                     "process_probe": message.get("process_probe"),
                     "disturbed": message.get("disturbed") or [],
                 }
+
+    def _start_spare_early(self) -> bool:
+        """The job's timing is over: start the next worker now, in the background, so that it
+        is warm when this one is retired after its profiler session. Only while no lane times
+        anything (the others idle or past their timing too); no job starts until it is up."""
+        host = self.host
+        with host.lock:
+            if host.stopped or not self.pool.wants_spare() or not host.none_timing():
+                return False
+            self.pool.starting_spare = True  # said under the lock: no lane starts a job now
+
+        def start() -> None:
+            try:
+                self.pool.start_spare()
+            finally:
+                with host.lock:
+                    self.pool.starting_spare = False
+                    host.lock.notify_all()
+
+        self.pool.spare_thread = threading.Thread(
+            target=start, name=f"runtime-lab-{self.name}-spare", daemon=True
+        )
+        self.pool.spare_thread.start()
+        return True
 
     def _stamps(self, message: dict[str, Any]) -> tuple[float | None, float | None]:
         """The worker's start and end on this host's monotonic clock. A node's monotonic clock

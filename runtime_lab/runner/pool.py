@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from runtime_lab.runner.process import WorkerDied, WorkerProcess
@@ -40,6 +41,7 @@ class WorkerPool:
         self._retired_for: list[str] = []  # why the current worker's predecessor was retired
         self._from_spare = False
         self.starting_spare = False  # a job queued meanwhile waits for it
+        self.spare_thread: threading.Thread | None = None  # a spare started during a job
 
     def _start(self) -> WorkerProcess:
         worker = WorkerProcess(extra_env=self.extra_env)
@@ -58,6 +60,9 @@ class WorkerPool:
         (WorkerDied or OSError when it cannot start)."""
         if self.current is not None and self.current.alive():
             return self.current
+        starting = self.spare_thread
+        if starting is not None and starting is not threading.current_thread():
+            starting.join()  # started while the last job's evidence ran: nearly warm, wait
         spare, self.spare = self.spare, None
         if spare is not None and spare.alive():
             self.current, self._from_spare = spare, True

@@ -53,6 +53,19 @@ class _Progress:
         )
 
 
+class _Phase:
+    """Says the job's timing phase is over, with the result so far (never stored as a run)."""
+
+    def __init__(self, conn, job_id: str):
+        self.conn, self.job_id = conn, job_id
+
+    def __call__(self, phase: str, partial: object) -> None:
+        from runtime_lab.results import to_plain
+
+        message = {"op": "phase", "job_id": self.job_id, "phase": phase}
+        _send(self.conn, {**message, "partial": to_plain(partial), "at_mono": time.monotonic()})
+
+
 def _gib(n: float) -> str:
     return f"{n / 2**30:,.2f} GiB"
 
@@ -150,7 +163,8 @@ def run_job(
         module = registry.run_module(spec.experiment)
         base.check_fits(module.estimate_bytes(spec), device)
         outcome["device"] = str(device)
-        result = module.run(spec, base.Context(device=device, progress=_Progress(conn, job_id)))
+        ctx = base.Context(device, _Progress(conn, job_id), _Phase(conn, job_id))
+        result = module.run(spec, ctx)
         outcome.update(status="done", result=to_plain(result))
     except (base.Refused, SpecError) as exc:
         outcome.update(status="refused", error=str(exc))

@@ -14,10 +14,24 @@ INFO = ExperimentInfo(
         "behaviour": OptionSpec(
             default="ok",
             help="what the job does",
-            choices=("ok", "sleep", "raise", "crash", "hang", "oom", "profile", "memory-history"),
+            choices=(
+                "ok",
+                "sleep",
+                "raise",
+                "crash",
+                "hang",
+                "oom",
+                "profile",
+                "memory-history",
+                "phased",
+            ),
         ),
         "seconds": OptionSpec(
-            default=1, help="how long 'sleep' runs", kind="int", low=0, high=3600
+            default=1,
+            help="how long 'sleep' runs ('phased': each of its two phases)",
+            kind="int",
+            low=0,
+            high=3600,
         ),
     },
     hidden=True,

@@ -58,9 +58,17 @@ def run(spec: RunSpec, ctx: Context) -> SelftestResult:
             torch.ones(8, device=ctx.device).add_(1)
     elif behaviour == "memory-history":
         _memory_history(ctx)
+    elif behaviour == "phased":  # a timed phase, then a profiled evidence phase, as fusion's
+        _sleep(seconds, ctx)
+        ctx.phase("evidence", SelftestResult(behaviour=behaviour, slept_s=seconds, pid=os.getpid()))
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
+            torch.ones(8, device=ctx.device).add_(1)
+        _sleep(seconds, ctx)
     elif behaviour == "oom":
         free = torch.cuda.mem_get_info(ctx.device)[0] if ctx.device.type == "cuda" else 2**50
         torch.empty(int(free * 2), dtype=torch.uint8, device=ctx.device)
     return SelftestResult(
-        behaviour=behaviour, slept_s=seconds if behaviour == "sleep" else 0.0, pid=os.getpid()
+        behaviour=behaviour,
+        slept_s={"sleep": seconds, "phased": 2.0 * seconds}.get(behaviour, 0.0),
+        pid=os.getpid(),
     )

@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 from runtime_lab import __version__
 from runtime_lab.record import BUNDLE, VIEWS, Run
-from runtime_lab.store import artefacts, identity
+from runtime_lab.store import artefacts, gzipped, identity
 from runtime_lab.store.artefacts import IMPORTED
 from runtime_lab.store.bundle_check import (
     FORMAT,
@@ -139,6 +139,8 @@ def _decompressed(stream: BinaryIO) -> bytes:
         with gzip.GzipFile(fileobj=stream, mode="rb") as packed:
             raw = packed.read(MAX_BYTES + 1)
     except gzip.BadGzipFile as exc:
+        if extra := gzipped.after_the_data(stream, MAX_BYTES):  # "Not a gzipped file", yet it is
+            raise BundleError(extra) from exc
         if str(exc).startswith("Not a gzipped file"):
             raise BundleError(
                 "the file is not gzip-compressed; a bundle is the .json.gz that "
@@ -146,6 +148,8 @@ def _decompressed(stream: BinaryIO) -> bytes:
             ) from exc
         raise BundleError(f"the bundle is corrupt ({exc}); export it again") from exc
     except EOFError as exc:
+        if extra := gzipped.after_the_data(stream, MAX_BYTES):  # a second member cut short
+            raise BundleError(extra) from exc
         raise BundleError(
             "the bundle is truncated: its gzip data ends early; copy or export it again"
         ) from exc

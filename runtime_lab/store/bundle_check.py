@@ -8,6 +8,8 @@ from typing import Any
 
 from runtime_lab import record, registry
 from runtime_lab.record import Run
+from runtime_lab.store import conform, values
+from runtime_lab.store.values import kind
 
 FORMAT = "runtime-lab-bundle"
 VERSION = 1
@@ -31,19 +33,6 @@ RUN_FIELDS: tuple[tuple[str, tuple[type, ...], bool], ...] = (
     *record.bundle_rules(),
     ("artefacts", (dict,), False),
 )
-
-
-def kind(value: Any) -> str:
-    """A JSON value's type in words, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "a list" if isinstance(value, list) else "an object"
 
 
 def check_depth(value: Any) -> None:
@@ -76,6 +65,10 @@ def check_document(doc: Any) -> list[dict[str, Any]]:
     _typed("", doc, "exported_by", (dict,), False)
     for name in ("lab", "hostname"):
         _typed("exported_by: ", doc["exported_by"], name, (str,), False)
+        try:  # the host name is stored as the runs' origin and echoed
+            values.check_text("", f"exported_by.{name}", doc["exported_by"][name], long=False)
+        except values.Refused as exc:
+            raise BundleError(str(exc)) from None
     runs = _typed("", doc, "runs", (list,), False)
     if not 1 <= len(runs) <= MAX_RUNS:
         raise BundleError(f"'runs' holds {len(runs)} runs; a bundle holds 1 to {MAX_RUNS}")
@@ -96,6 +89,10 @@ def _check_version(version: Any) -> None:
             f"bundle version {_shown(version)} is not known; this Runtime Lab reads version "
             f"{VERSION}"
         )
+
+
+# every field of a run but its artefacts (files only downloaded, written back as JSON)
+VALUE_FIELDS = tuple(name for name, _, _ in RUN_FIELDS if name != "artefacts")
 
 
 def check_run(number: int, run: Any) -> None:
@@ -122,6 +119,12 @@ def check_run(number: int, run: Any) -> None:
         )
     if run["status"] == "done" and run["result"] is None:
         raise BundleError(f"{where}status is 'done' but result is null; a done run has a result")
+    try:  # what every reader of the run uses: times, numbers, text, sizes, shapes
+        values.check_times(where, run)
+        values.check_values(where, run, VALUE_FIELDS)
+        conform.check_fields(where, run)
+    except values.Refused as exc:
+        raise BundleError(str(exc)) from None
     _check_artefacts(where, run)
     _check_rebuilds(where, run)
 

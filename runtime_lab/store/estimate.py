@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 from typing import Any
@@ -50,9 +51,28 @@ def _durations(past: list[dict[str, Any]], kind: str, key: tuple | None) -> list
             continue
         if key is not None and _key(run.get("spec") or {}) != key:
             continue
-        if run.get("started_at") and run.get("finished_at"):
-            found.append(run["finished_at"] - run["started_at"])
+        took = _took(run.get("started_at"), run.get("finished_at"))
+        if took is not None:
+            found.append(took)
     return found
+
+
+def _took(started: Any, finished: Any) -> float | None:
+    """Seconds from start to end; None unless both are finite numbers in order."""
+    if not all(
+        isinstance(t, int | float) and not isinstance(t, bool) and t for t in (started, finished)
+    ):
+        return None
+    took = finished - started
+    return took if math.isfinite(took) and took >= 0 else None
+
+
+def here(past: list[dict[str, Any]], host: str | None) -> list[dict[str, Any]]:
+    """The runs recorded on this machine: never an imported one (measured on another machine,
+    whatever host name it carries), and with `host`, none recorded under another host name (a
+    shared data directory). A run stored before hosts were recorded counts."""
+    local = [r for r in past if not (r.get("imported") or r.get("origin"))]
+    return [r for r in local if r.get("hostname") in (None, host)] if host else local
 
 
 def estimate(
@@ -65,9 +85,8 @@ def estimate(
     """The expected duration of `spec` on this machine's `kind` ("cpu" or "cuda"): the median of
     earlier runs of the same spec here, else the measured duration of the page's defaults when
     spec is them, else the range of this experiment's runs here; None when nothing is known.
-    Runs recorded on another host (an imported bundle, a shared data directory) don't count."""
-    if host:
-        past = [r for r in past if r.get("hostname") in (None, host)]
+    Only runs recorded here count (`here`): an imported run's time was another machine's."""
+    past = here(past, host)
     same = _durations(past, kind, _key(spec))
     if same:
         n = len(same)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime_lab import record
+from runtime_lab.quote import quote
 from runtime_lab.record import Run
 from runtime_lab.store import artefacts, identity, opening, schema
 from runtime_lab.store.opening import HistoryError
@@ -23,6 +24,7 @@ _INSERT = (
     f"VALUES ({', '.join('?' for _ in _INSERTED)}, ?)"
 )
 LIST_COLUMNS = ("id", "experiment", "device", "status", "label", "created_at", "finished_at")
+# and `origin`: None for a run made here, else where its bundle came from (Run.origin)
 
 
 class DuplicateRun(HistoryError):
@@ -95,8 +97,10 @@ class History:
                     "try again in a moment"
                 ) from exc
             raise opening.transient(self.path, exc, "used") from exc
-        except sqlite3.IntegrityError as exc:  # the unique identity: a concurrent writer won
-            raise DuplicateRun(0, None) from exc
+        except sqlite3.IntegrityError as exc:
+            if "UNIQUE constraint failed: runs.fingerprint" in str(exc):  # a concurrent writer won
+                raise DuplicateRun(0, None) from exc
+            raise HistoryError(f"a run could not be stored: {exc}") from exc
         except sqlite3.DatabaseError as exc:
             raise HistoryError(f"history database {self.path.name} is unreadable: {exc}") from exc
 
@@ -142,20 +146,25 @@ class History:
             where.append("device = ?")
             params.append(device)
         clause = f"WHERE {' AND '.join(where)}" if where else ""
-        sql = f"SELECT {', '.join(LIST_COLUMNS)} FROM runs {clause} ORDER BY id DESC LIMIT ?"
-        return self._run(sql, (*params, int(limit)), fetch="all")
+        columns = ", ".join((*LIST_COLUMNS, "origin_json"))
+        sql = f"SELECT {columns} FROM runs {clause} ORDER BY id DESC LIMIT ?"
+        rows = self._run(sql, (*params, int(limit)), fetch="all")
+        for row in rows:
+            row["origin"] = _origin(row.pop("origin_json"))
+        return rows
 
     def durations(self, experiment: str, limit: int = 200) -> list[dict[str, Any]]:
-        """Recent runs of an experiment (spec, device, status, start and end, host), newest
-        first: what an estimate of the next run's duration is made from."""
+        """Recent runs of an experiment (spec, device, status, start and end, host, whether it
+        was imported), newest first: what an estimate of the next run's duration is made from."""
         sql = (
-            "SELECT spec_json, env_json, device, status, started_at, finished_at FROM runs "
-            "WHERE experiment = ? ORDER BY id DESC LIMIT ?"
+            "SELECT spec_json, env_json, device, status, started_at, finished_at, origin_json "
+            "FROM runs WHERE experiment = ? ORDER BY id DESC LIMIT ?"
         )
         rows = self._run(sql, (experiment, int(limit)), fetch="all")
         for row in rows:
             row["spec"] = json.loads(row.pop("spec_json") or "{}")
             row["hostname"] = (json.loads(row.pop("env_json") or "{}") or {}).get("hostname")
+            row["imported"] = row.pop("origin_json") not in (None, "", "null")
         return rows
 
     def get(self, run_id: int) -> Run | None:
@@ -166,18 +175,20 @@ class History:
         """Remove a run, and the artefact files its import wrote that no other run names."""
         self._writable()
 
-        def work(conn: sqlite3.Connection) -> Run | None:
-            row = _fetched(conn.execute("SELECT * FROM runs WHERE id = ?", (int(run_id),)), "one")
-            if row is None:
-                return None
-            conn.execute("DELETE FROM runs WHERE id = ?", (int(run_id),))
-            return _stored(row)
+        def work(conn: sqlite3.Connection) -> tuple | None:
+            sql = "SELECT result_json, origin_json FROM runs WHERE id = ?"
+            row = conn.execute(sql, (int(run_id),)).fetchone()
+            if row is not None:
+                conn.execute("DELETE FROM runs WHERE id = ?", (int(run_id),))
+            return row
 
-        run = self._transaction(work)
-        if run is None:
+        row = self._transaction(work)
+        if row is None:
             return False
-        if run.origin:  # after the commit: a file of a run that is still stored is never gone
-            artefacts.remove_imported(run.result, self.path.parent, self._named)
+        # a row that does not parse (written past the import) is deleted all the same
+        result, origin = (_parsed(text) for text in row)
+        if origin:  # after the commit: a file of a run that is still stored is never gone
+            artefacts.remove_imported(result, self.path.parent, self._named)
         return True
 
     def _named(self, path: str) -> bool:
@@ -207,6 +218,8 @@ def _fetched(cursor: sqlite3.Cursor, fetch: str) -> Any:
 def _row(run: Run) -> tuple:
     """A run as the INSERT's parameters, JSON fields as text (env is never NULL: v0.1's rule),
     then its identity when it was imported (a run made here has a fresh job id anyway)."""
+    if problem := record.time_problem(run):  # said as the run's bad value, not a DB fault
+        raise HistoryError(f"run {quote(run.label or run.job_id)} cannot be stored: {problem}")
     values = run.to_dict() | {"env": run.env or {}}
     plain = tuple(_text(values[f]) if f in JSON_FIELDS else values[f] for f, _ in _INSERTED)
     mark = (run.origin or {}).get("fingerprint")
@@ -227,6 +240,18 @@ def _same(conn: sqlite3.Connection, job_id: str, mark: str) -> int | None:
     return None
 
 
+def _origin(text: str | None) -> dict[str, Any] | None:
+    """An origin_json cell as the list shows it: None for a run made here; an imported run's
+    origin, or {} (still imported, from an unnamed host) when its text doesn't parse."""
+    if text in (None, "", "null"):
+        return None
+    try:
+        origin = json.loads(text)
+    except ValueError:
+        return {}
+    return origin if isinstance(origin, dict) else {}
+
+
 class _Empty:
     """Stands in for a connection to a history file that does not exist (read-only)."""
 
@@ -237,6 +262,13 @@ class _Empty:
         return []
 
     def fetchone(self) -> None:
+        return None
+
+
+def _parsed(text: str | None) -> Any:
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
         return None
 
 

@@ -72,6 +72,9 @@ def connect(path: Path, *, readonly: bool, timeout_s: float) -> sqlite3.Connecti
     else:
         conn = sqlite3.connect(path, timeout=timeout_s)
     conn.row_factory = sqlite3.Row
+    # text that is not UTF-8 (a row written by hand) reads with U+FFFD, not as an error that
+    # would take the whole list down for everyone
+    conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
     return conn
 
 

@@ -5,6 +5,7 @@ from runtime_lab.ui.compare import compare, compare_section
 from runtime_lab.ui.form import plain, spec_form
 from runtime_lab.ui.results import POLL_S, STATE_ICONS, draw, history_call, run_panel
 from runtime_lab.ui.shell import check_data_dir, experiment_page, manager, navigation, sidebar
+from runtime_lab.ui.stored import delete, draw_stored, when
 
 __all__ = [
     "bundle_section",
@@ -14,7 +15,9 @@ __all__ = [
     "check_data_dir",
     "compare",
     "compare_section",
+    "delete",
     "draw",
+    "draw_stored",
     "experiment_page",
     "history_call",
     "manager",
@@ -23,4 +26,5 @@ __all__ = [
     "run_panel",
     "sidebar",
     "spec_form",
+    "when",
 ]

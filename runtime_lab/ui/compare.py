@@ -11,6 +11,8 @@ from runtime_lab.compare import comparison as core
 from runtime_lab.record import Run
 from runtime_lab.store.history import History
 from runtime_lab.ui.results import history_call
+from runtime_lab.ui.stored import guarded, reason
+from runtime_lab.view.text import markdown as md
 
 QUERY = "compare"  # /history?compare=12,15
 CHANGED = "background-color: rgba(255, 190, 0, 0.30)"  # a value unlike the baseline's
@@ -23,10 +25,10 @@ def compare(runs: list[Run]) -> None:
     try:
         view = core.build(runs)
     except core.CompareError as exc:
-        st.error(f"Can't compare these runs: {exc}.")
+        st.error(f"Can't compare these runs: {md(exc)}.")
         return
-    st.subheader(f"Comparing {view.experiment} runs {', '.join(view.labels)}")
-    st.info(view.headline, icon=":material/compare_arrows:")
+    st.subheader(md(f"Comparing {view.experiment} runs {', '.join(view.labels)}"))
+    st.info(md(view.headline), icon=":material/compare_arrows:")
     st.markdown("**Spec and environment: the fields that differ**")
     if view.differences.empty:
         st.caption("Every run has the same spec and environment.")
@@ -34,7 +36,7 @@ def compare(runs: list[Run]) -> None:
         st.dataframe(_changed(view.differences, view.labels), hide_index=True, height="content")
     st.markdown("**Key figures**")
     st.caption(
-        f"{view.labels[0]} is the baseline. Medians and IQRs come from the raw samples where a "
+        f"{md(view.labels[0])} is the baseline. Medians and IQRs come from the raw samples where a "
         "run kept them; within noise: the IQRs overlap; no spread recorded: the figure is a "
         "single number, so no noise verdict."
     )
@@ -43,9 +45,9 @@ def compare(runs: list[Run]) -> None:
     else:
         st.dataframe(_verdicts(view.table), hide_index=True, height="content")
     for note in view.notes:
-        st.caption(note)
+        st.caption(md(note, lines=True))
     for title, chart in view.charts:
-        st.markdown(f"**{title}**")
+        st.markdown(f"**{md(title)}**")
         st.altair_chart(chart, width="stretch")
 
 
@@ -79,10 +81,12 @@ def compare_section(history: History, table: pd.DataFrame) -> bool:
     try:
         runs = core.load(lambda i: history_call(history.get, i), core.parse_ids(query))
     except core.CompareError as exc:
-        st.error(f"Can't compare ?{QUERY}={query[:60]}: {exc}.")
+        st.error(f"Can't compare {md(f'?{QUERY}={query[:60]}')}: {md(exc)}.")
         return False
-    compare(runs)
-    return True
+    except Exception as exc:  # a stored run whose row does not read: this comparison alone
+        st.error(f"Can't compare {md(f'?{QUERY}={query[:60]}')}: {md(reason(exc))}.")
+        return False
+    return guarded("Can't compare these runs", compare, runs)
 
 
 def _preset(query: str | None, ids: list[int]) -> list[int]:
@@ -109,7 +113,7 @@ def _picker(table: pd.DataFrame, query: str | None) -> None:
             try:
                 core.check_choice([(i, rows.experiment[i]) for i in picked])
             except core.CompareError as exc:
-                st.error(f"Can't compare: {exc}.")
+                st.error(f"Can't compare: {md(exc)}.")
             else:
                 st.query_params[QUERY] = ",".join(map(str, picked))
                 st.rerun()

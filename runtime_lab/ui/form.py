@@ -20,6 +20,7 @@ from runtime_lab.spec import (
     spec_from_values,
 )
 from runtime_lab.store.estimate import estimate
+from runtime_lab.view.text import markdown as markdown_text
 
 
 def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] | None = None):
@@ -88,7 +89,7 @@ def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] |
         submitted = st.form_submit_button("Run", type="primary")
     _defaults_note(info, env, gpu, full, past)
     for name, problem in link_problems.items():
-        st.error(f"**{name}** (from the link): {plain(problem)}")
+        st.error(f"**{plain(name)}** (from the link): {plain(problem)}")  # a link's own key
     if not submitted:
         return None
     try:
@@ -152,13 +153,10 @@ def _default_spec(info, values: dict[str, Any]) -> dict[str, Any]:
         return {}
 
 
-_MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`*_[]<>$!~|"})
-
-
 def plain(text: str) -> str:
     """Text that quotes user input, as markdown that renders it literally (no links, images,
     HTML, LaTeX or colour directives): a message may show what was typed, never act on it."""
-    return text.translate(_MARKDOWN)
+    return markdown_text(text)
 
 
 def _option_inputs(

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from runtime_lab.options import ExperimentInfo
+from runtime_lab.quote import cut, quote
 from runtime_lab.shapes import DTYPES
 from runtime_lab.spec import COMMON_FIELDS as COMMON
 from runtime_lab.spec import RunSpec, SpecError, spec_from_values
@@ -53,8 +54,8 @@ def from_query(
             continue
         try:
             values[key] = _value(info, key, str(raw), devices)
-        except ValueError as exc:
-            problems[key] = str(exc)
+        except ValueError as exc:  # a long unknown name is cut too: the page shows it
+            problems[cut(key)] = str(exc)
     if not problems:
         problems = _spec_problems(info, values)
     return values, problems
@@ -73,11 +74,11 @@ def _value(info: ExperimentInfo, key: str, raw: str, devices: list[str]) -> Any:
         chosen = [c.strip() for c in raw.split(",") if c.strip()]
         unknown = [c for c in chosen if c not in option.choices]
         if unknown:
-            raise ValueError(f"{unknown[0]!r} is not one of {', '.join(option.choices)}")
+            raise ValueError(f"{quote(unknown[0])} is not one of {', '.join(option.choices)}")
         return ",".join(chosen)
     if option.choices:
         if raw not in option.choices:
-            raise ValueError(f"{raw!r} is not one of {', '.join(option.choices)}")
+            raise ValueError(f"{quote(raw)} is not one of {', '.join(option.choices)}")
         return raw
     if option.kind == "int":
         return _int(raw, f"a whole number from {option.low} to {option.high}")
@@ -86,9 +87,11 @@ def _value(info: ExperimentInfo, key: str, raw: str, devices: list[str]) -> Any:
 
 def _common(key: str, raw: str, devices: list[str]) -> Any:
     if key == "dtype" and raw not in DTYPES:
-        raise ValueError(f"{raw!r} is not supported; allowed: {', '.join(DTYPES)}")
+        raise ValueError(f"{quote(raw)} is not supported; allowed: {', '.join(DTYPES)}")
     if key == "device" and raw not in devices:
-        raise ValueError(f"{raw!r} is not a device of this machine; allowed: {', '.join(devices)}")
+        raise ValueError(
+            f"{quote(raw)} is not a device of this machine; allowed: {', '.join(devices)}"
+        )
     if key in ("warmup", "repeat", "seed"):
         return _int(raw, "a whole number")
     if key == "l2_flush":
@@ -98,7 +101,7 @@ def _common(key: str, raw: str, devices: list[str]) -> Any:
 
 def _int(raw: str, allowed: str) -> int:
     if not (raw.isascii() and raw.lstrip("-").isdigit() and len(raw) <= 12):
-        raise ValueError(f"{raw[:40]!r} is not {allowed}")
+        raise ValueError(f"{quote(raw)} is not {allowed}")
     return int(raw)
 
 
@@ -107,7 +110,7 @@ def _bool(raw: str) -> bool:
         return True
     if raw.lower() in _FALSE:
         return False
-    raise ValueError(f"{raw[:40]!r} is not true or false")
+    raise ValueError(f"{quote(raw)} is not true or false")
 
 
 def _spec_problems(info: ExperimentInfo, values: dict[str, Any]) -> dict[str, str]:

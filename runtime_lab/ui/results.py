@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from collections.abc import Mapping
@@ -11,7 +12,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import runtime_lab.ui.links as links
-from runtime_lab import registry
+from runtime_lab import record, registry
 from runtime_lab.record import Run
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.runner.jobs import JobManager
@@ -21,6 +22,9 @@ from runtime_lab.store.history import HistoryError
 from runtime_lab.ui.targets import EACH_TYPE, batch_panel, each_type_targets
 from runtime_lab.view import export as chart_export
 from runtime_lab.view import frames
+from runtime_lab.view.origin import imported_from
+from runtime_lab.view.text import code
+from runtime_lab.view.text import markdown as md
 
 POLL_S = 0.5
 # Material icons ship with Streamlit: emoji need a font headless Chromium often lacks
@@ -52,8 +56,12 @@ def run_panel(jobs: JobManager, experiment: str, spec, target: str | None = None
         ]
         st.session_state.pop(key, None)
     elif spec is not None:
-        st.session_state[key] = jobs.submit(spec, target=target)
-        st.session_state[f"estimate:{st.session_state[key]}"] = _expected(jobs, spec)
+        shown = jobs.last_done(spec, target)  # same spec again: its result at once, said so
+        if shown is not None:
+            st.session_state[key] = shown.id
+            st.session_state[f"shown-again:{shown.id}"] = True
+        else:
+            _submit(jobs, key, spec, target)
         st.session_state.pop(batch, None)
     if st.session_state.get(batch):
         batch_panel(jobs, experiment, st.session_state[batch])
@@ -64,14 +72,41 @@ def run_panel(jobs: JobManager, experiment: str, spec, target: str | None = None
         st.info("Choose a shape, dtype and device, then press **Run**.")
         return
     if not job.finished:
+        if job.partial is not None:  # before the poll: its fragment reruns the page on a new one
+            st.session_state[f"drawn-phase:{job_id}"] = job.phase
         _poll(jobs, job_id)
+        if job.partial is not None:
+            _draw_partial(job)
         return
     if job.state == "refused":
-        st.error(f"Not run: {job.error}")
+        st.error(f"Not run: {md(job.error, lines=True)}")
         return
     if job.history_error:
-        st.warning(f"Shown, but not saved to history: {job.history_error}")
+        st.warning(f"Shown, but not saved to history: {md(job.history_error)}")
+    if st.session_state.get(f"shown-again:{job.id}") and _measure_again(jobs, key, job):
+        st.rerun()
     draw(job.as_run())
+
+
+def _submit(jobs: JobManager, key: str, spec, target: str | None) -> None:
+    st.session_state[key] = jobs.submit(spec, target=target)
+    st.session_state[f"estimate:{st.session_state[key]}"] = _expected(jobs, spec)
+
+
+def _measure_again(jobs: JobManager, key: str, job) -> bool:
+    """Say that this result is one this server measured before for the same spec, with a
+    button that measures it again; True once pressed (the new job is the session's now)."""
+    ago = time.time() - (job.finished_at or time.time())
+    st.info(
+        f"**Same spec as run #{job.run_id}**, measured by this server {ago:.0f} s ago: shown "
+        "at once, not measured again.",
+        icon=":material/history:",
+    )
+    if not st.button("Measure again", key=f"again-{job.id}", icon=":material/replay:"):
+        return False
+    st.session_state.pop(f"shown-again:{job.id}", None)
+    _submit(jobs, key, job.spec, job.target)
+    return True
 
 
 def _expected(jobs: JobManager, spec) -> str | None:
@@ -91,27 +126,40 @@ def _poll(jobs: JobManager, job_id: str) -> None:
     @st.fragment(run_every=POLL_S)
     def progress() -> None:
         job = jobs.get(job_id)
-        if job.finished:
-            st.rerun()  # the whole page, so the result is drawn in the main body
-        label = f"{STATE_ICONS[job.state]} {job.spec.label}: {job.state}"
+        drawn = st.session_state.get(f"drawn-phase:{job_id}")
+        if job.finished or (job.partial is not None and job.phase != drawn):
+            st.rerun()  # the whole page, so the result (or what is in so far) is drawn below
+        label = f"{STATE_ICONS[job.state]} {md(job.spec.label)}: {job.state}"
         with st.status(label, expanded=True, state="running"):
             if job.state == "queued":
                 st.write(
-                    f"Position {job.position} in the queue of `{job.lane}` "
+                    f"Position {job.position} in the queue of {code(job.lane)} "
                     "(one job per device at a time; other devices run side by side)."
                 )
             else:
-                st.write(job.stage or "starting")
+                st.markdown(md(job.stage or "starting"))
                 if job.started_at:
                     expected = st.session_state.get(f"estimate:{job_id}")
                     running = f"Running for {time.time() - job.started_at:.0f} s"
                     st.caption(f"{running}; {expected}." if expected else f"{running}.")
                 if job.total:
-                    st.progress(min(1.0, (job.done or 0) / job.total), text=job.stage)
+                    st.progress(min(1.0, (job.done or 0) / job.total), text=md(job.stage))
         if st.button("Cancel", key=f"cancel-{job_id}"):
             jobs.cancel(job_id)
 
     progress()
+
+
+def _draw_partial(job) -> None:
+    """What the job has measured so far (every steady state at "headline", compile latency too
+    at "evidence"), drawn once per phase below the status while the rest is collected. It is
+    the job's own partial result: never stored; the run is saved, and drawn whole, at its end."""
+    st.info(
+        "**Figures so far**: the timing is done; the evidence (kernels from the profiler, "
+        "traces, the compile trace) is still being collected. Saved to history when it ends.",
+        icon=":material/pending:",
+    )
+    draw(dataclasses.replace(job, state="done", result=job.partial).as_run())
 
 
 def _run_links(run: Run) -> None:
@@ -144,31 +192,34 @@ def _run_links(run: Run) -> None:
 
 def draw(run: Run | Mapping[str, Any]) -> None:
     """Draw a run's report: headline, metrics, charts, tables, code, provenance, downloads.
-    A run document (plain data) is read as a Run."""
+    A run document (plain data) is read as a Run. Every word of the report may be a stored
+    string (a bundle's run says anything), so each is escaped (md): shown, never acted on."""
     run = Run.of(run)
     rep = registry.build_report(run)
     saved = f" · run #{run.id}" if run.id else ""
     if run.status == "done":
-        (st.success if rep.ok else st.error)(rep.headline + saved)
+        (st.success if rep.ok else st.error)(md(rep.headline) + saved)
     else:
-        st.error(f"{rep.headline}{saved}")
+        st.error(f"{md(rep.headline)}{saved}")
+    _origin_line(run)
     _run_links(run)
     for warning in rep.warnings:
-        st.warning(warning)
+        st.warning(md(warning, lines=True))
     if rep.metrics:
         for col, metric in zip(st.columns(min(4, len(rep.metrics))) * 4, rep.metrics, strict=False):
-            col.metric(metric.label, metric.value, help=metric.help)
+            shown = None if metric.help is None else md(metric.help, lines=True)
+            col.metric(md(metric.label), md(metric.value), help=shown)
     for note in rep.notes:
-        st.caption(note)
+        st.caption(md(note, lines=True))
     for number, (title, chart) in enumerate(rep.charts):
-        st.markdown(f"**{title}**")
+        st.markdown(f"**{md(title)}**")
         st.altair_chart(chart, width="stretch")
         _chart_downloads(chart, title, run, number)
     for title, table in rep.tables:
-        st.markdown(f"**{title}**")
+        st.markdown(f"**{md(title)}**")
         st.dataframe(table, hide_index=True)
     for title, language, source in rep.code:
-        with st.expander(title):
+        with st.expander(md(title)):
             st.code(source, language=language)
     with st.expander("Provenance: inputs and environment"):
         left, right = st.columns(2)
@@ -180,6 +231,19 @@ def draw(run: Run | Mapping[str, Any]) -> None:
             cols, rep.downloads[start : start + 4], strict=False
         ):
             col.download_button(label, data, file_name=name, mime=mime, key=f"dl-{run.id}-{name}")
+
+
+def _origin_line(run: Run) -> None:
+    """An imported run says so under its headline: its figures are another machine's."""
+    where = imported_from(run.origin)
+    if where:
+        details = run.origin if isinstance(run.origin, dict) else {}
+        stamp = details.get("imported_at")
+        on = f" on {md(record.when(stamp))}" if stamp is not None else ""
+        st.info(
+            f"Not recorded here: {md(where)}{on}. Its figures were measured on that machine.",
+            icon=":material/move_to_inbox:",
+        )
 
 
 def _chart_downloads(chart, title: str, run: Run, number: int) -> None:
@@ -201,7 +265,7 @@ def _chart_downloads(chart, title: str, run: Run, number: int) -> None:
             on_click="ignore",
         )
     if why is not None:
-        st.caption(f"No PNG or SVG here (vl-convert failed: {why}); the chart's data as CSV.")
+        st.caption(f"No PNG or SVG here (vl-convert failed: {md(why)}); the chart's data as CSV.")
 
 
 def history_call(fn, *args, **kwargs):
@@ -209,5 +273,5 @@ def history_call(fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except HistoryError as exc:
-        st.error(f"History unavailable: {exc}")
+        st.error(f"History unavailable: {md(exc)}")
         return None

@@ -6,7 +6,7 @@ from typing import Any
 
 import streamlit as st
 
-from runtime_lab import config, registry
+from runtime_lab import config, envvars, registry
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.runner.devices import RayUnavailable
 from runtime_lab.runner.jobs import JobManager
@@ -14,6 +14,8 @@ from runtime_lab.ui.form import plain, spec_form
 from runtime_lab.ui.results import history_call, run_panel
 from runtime_lab.ui.targets import choose_target
 from runtime_lab.view import frames
+from runtime_lab.view.text import code
+from runtime_lab.view.text import markdown as md
 
 # coloured Material icons, not emoji dots: those need a font headless Chromium often lacks
 WORKER_DOTS = {
@@ -38,8 +40,9 @@ def manager() -> JobManager:
 
 
 def check_data_dir() -> None:
-    """Stop with one message when the data directory can't be used (history, caches, traces
-    live there): a clear line at the top of the page instead of a traceback from the manager."""
+    """Stop with one message when the data directory or another RUNTIME_LAB_* variable can't
+    be used: a clear line at the top of the page, before manager() starts any worker, instead
+    of a traceback from the manager or workers started with a value nobody meant."""
     problem = config.data_dir_problem()
     if problem:
         st.error(
@@ -47,9 +50,13 @@ def check_data_dir() -> None:
             "writable directory (or unset it for ./.runtime_lab) and restart the server."
         )
         st.stop()
-    timeout = config.job_timeout_problem()
-    if timeout:
-        st.warning(f"{plain(timeout)}.", icon=":material/timer:")
+    variable = envvars.first_problem(skip=(config.DATA_DIR_ENV,))
+    if variable:
+        st.error(
+            f"Runtime Lab cannot start: {plain(variable)}. Fix or unset it and restart the "
+            "server; no worker was started."
+        )
+        st.stop()
 
 
 def navigation() -> Any:
@@ -88,7 +95,7 @@ def sidebar(jobs: JobManager) -> None:
         gpus = env.get("gpus") or []
         if gpus:
             names = sorted({gpu["name"] for gpu in gpus})
-            st.markdown(f"**Device:** {', '.join(names)} ×{len(gpus)}")
+            st.markdown(f"**Device:** {md(', '.join(map(str, names)))} ×{len(gpus)}")
         elif env:
             st.markdown("**Device:** CPU only. Streams, events and CUDA graphs need a GPU.")
         else:
@@ -98,9 +105,9 @@ def sidebar(jobs: JobManager) -> None:
         for lane in status["lanes"]:
             _lane_line(lane, several=len(status["lanes"]) > 1)
         if jobs.history_notice:
-            st.warning(jobs.history_notice)
+            st.warning(md(jobs.history_notice))
         for key, gbps in config.load_ceilings(jobs.data_dir).items():
-            st.caption(f"Copy ceiling, {key}: {gbps:,.0f} GB/s (measured once, cached)")
+            st.caption(f"Copy ceiling, {md(key)}: {gbps:,.0f} GB/s (measured once, cached)")
         if env:
             with st.expander("Environment"):
                 st.dataframe(frames.environment_frame(env), hide_index=True)
@@ -111,14 +118,14 @@ def _lane_line(lane: dict[str, Any], several: bool) -> None:
     icon = WORKER_DOTS.get(lane["worker_state"], WORKER_DOWN)
     where = ""
     if several:
-        kind = lane["device_type"] if lane["device_type"] not in ("", "cpu") else ""
-        host = f" on {lane['host']}" if lane["node"] and lane["host"] else ""
-        where = f" `{lane['lane']}`{f' · {kind}' if kind else ''}{host}"
+        kind = md(lane["device_type"]) if lane["device_type"] not in ("", "cpu") else ""
+        host = f" on {md(lane['host'])}" if lane["node"] and lane["host"] else ""  # a Ray node's
+        where = f" {code(lane['lane'])}{f' · {kind}' if kind else ''}{host}"
     st.markdown(
         f"**Worker:**{where} {icon} {lane['worker_state']} (pid {lane['worker_pid'] or '—'}) · "
         f"queue {lane['queued']} · restarts {lane['restarts']}"
     )
     if lane["running"]:
-        st.caption(f"running: {lane['running']}")
+        st.caption(f"running: {md(lane['running'])}")  # a job's label, as typed
     if lane["worker_error"]:
-        st.error(lane["worker_error"])
+        st.error(md(lane["worker_error"], lines=True))

@@ -17,7 +17,15 @@ from runtime_lab.env import gpu_likely
 
 REPO = Path(__file__).resolve().parents[2]
 PROJECT = ("runtime_lab", "benchmarks", "scripts")
-RECIPE_NAMES = {"fusion-bench", "rerun-latency", "page-defaults", "measurement", "rss", "pool"}
+RECIPE_NAMES = {
+    "fusion-bench",
+    "rerun-latency",
+    "what-if",
+    "page-defaults",
+    "measurement",
+    "rss",
+    "pool",
+}
 
 
 def benchmarks(*args: str, timeout_s: float = 30) -> subprocess.CompletedProcess:

@@ -266,10 +266,13 @@ def test_a_label_from_a_bundle_is_echoed_on_one_line(tmp_path):
     lab_b.mkdir()
     history = History(lab_b / "history.sqlite3")
     bundle.import_bytes(gzip.compress(json.dumps(doc).encode()), history, lab_b)
-    doc["runs"][0]["label"] = "fusion\nTraceback (most recent call last):"  # not in the fingerprint
     with pytest.raises(bundle.BundleError) as refused:
         bundle.import_bytes(gzip.compress(json.dumps(doc).encode()), history, lab_b)
     assert "already in history as run #1" in str(refused.value)
+    doc["runs"][0]["label"] = "fusion\nTraceback (most recent call last):"  # not in the fingerprint
+    with pytest.raises(bundle.BundleError) as refused:
+        bundle.import_bytes(gzip.compress(json.dumps(doc).encode()), history, lab_b)
+    assert str(refused.value).startswith("run 1: label: holds control character U+000A at ")
     assert "\n" not in str(refused.value)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import math
 import zlib
 
 import pytest
@@ -62,6 +63,34 @@ def _nested(depth):
         run["env"]["deep"] = value
 
     return _edit(change)
+
+
+YEAR_3000 = 32503680000  # 3000-01-01 in Unix seconds
+ESCAPED = {"lab": "0.1", "hostname": "\x1b]0;owned\x07"}
+
+
+def _env(key, value):
+    return _edit(lambda doc, run: run["env"].__setitem__(key, value))
+
+
+def _spec(key, value):
+    return _edit(lambda doc, run: run["spec"].__setitem__(key, value))
+
+
+def _result(key, value):
+    return _edit(lambda doc, run: run["result"].__setitem__(key, value))
+
+
+def _sweep_number(doc, run):
+    doc["runs"][0]["spec"]["options"]["sweep"] = 5  # the fusion run's: a comma list of sides
+
+
+def _in_ms(doc, run):
+    run["created_at"] *= 1000
+
+
+def _backwards(doc, run):
+    run["started_at"] = run["finished_at"] + 10
 
 
 def _corrupt_crc(doc, packed):
@@ -128,7 +157,7 @@ CASES = [
     (
         "result-wrong-shape",
         _edit(lambda d, r: r["result"].update(variants="many")),
-        "the streams result cannot be rebuilt (AttributeError",
+        "run 2: result.variants: must be a list, got a string",
     ),
     ("path-dotdot", _artefact("../../escape.json"), "artefact path '../../escape.json' is not"),
     ("path-inner-dotdot", _artefact("traces/../../x.json"), "is not allowed; use a relative"),
@@ -146,7 +175,7 @@ CASES = [
     (
         "field-not-text",
         _edit(lambda d, r: r["result"].update(trace_file=["x"])),
-        "result trace_file must be a string, got a list",
+        "run 2: result.trace_file: must be a string, got a list",
     ),
     (
         "unnamed-artefact",
@@ -158,6 +187,67 @@ CASES = [
         _edit(lambda d, r: d["runs"].append(copy.deepcopy(r))),
         "runs 2 and 3 of the bundle are the same run",
     ),
+    # issue 26.3: values a reader uses (History's table, the report, compare, the CLI)
+    ("finished-1e300", _set("finished_at", 1e300), "run 2: finished_at: 1e+300 is not a time be"),
+    ("created-infinity", _set("created_at", math.inf), "run 2: created_at: Infinity is not a time"),
+    ("started-nan", _set("started_at", math.nan), "run 2: started_at: NaN is not a time between"),
+    ("created-year-3000", _set("created_at", YEAR_3000), "created_at: 32503680000 is not a time"),
+    ("created-in-ms", _edit(_in_ms), "run 2: created_at: 1796226136435.705 is not a time"),
+    ("created-1970", _set("created_at", 1.0), "created_at: 1.0 is not a time between 2020-01-01"),
+    ("started-after-end", _edit(_backwards), "run 2: started_at 1796226162.938281 is after fini"),
+    ("worker-number", _set("worker", 5), "run 2: worker must be an object or null, got a number"),
+    ("alongside-number", _set("worker", {"alongside": 5}), "worker.alongside: must be a list, got"),
+    ("alongside-item", _set("worker", {"alongside": [5]}), "worker.alongside[0]: must be an obj"),
+    ("env-gpus-number", _env("gpus", 5), "run 2: env.gpus: must be a list, got a number"),
+    ("env-gpu-name", _env("gpus", [{"name": 7}]), "run 2: env.gpus[0].name: must be a string, got"),
+    ("probe-job-list", _set("process_probe", {"job": [1]}), "process_probe.job: must be an object"),
+    ("probe-number", _set("process_probe", 5), "run 2: process_probe must be an object or null"),
+    (
+        "options-number",
+        _edit(_sweep_number),
+        "run 1: spec.options.sweep: must be a string, got a n",
+    ),
+    ("options-list", _spec("options", [1]), "run 2: spec.options must be an object, got a list"),
+    ("spec-repeat-text", _spec("repeat", "50"), "run 2: spec.repeat: must be a whole number, got"),
+    ("result-float-text", _result("max_abs_diff", "0"), "result.max_abs_diff: must be a number, g"),
+    ("result-text-null", _result("device", None), "run 2: result.device: must be a string, got nu"),
+    (
+        "result-infinity",
+        _result("max_abs_diff", math.inf),
+        "max_abs_diff: Infinity is not a finite",
+    ),
+    ("huge-int-env", _env("host_cores", 2**70), "env.host_cores: 1180591620717411303424 is beyond"),
+    ("int64-seed", _spec("seed", 2**63), "run 2: spec.seed: 9223372036854775808 is beyond ±2**53"),
+    (
+        "label-surrogate",
+        _set("label", "a\ud800"),
+        "run 2: label: holds a lone surrogate (U+D800 at",
+    ),
+    ("result-surrogate", _result("device", "cuda\udc00"), "result.device: holds a lone surrogate"),
+    (
+        "key-surrogate",
+        _env("\udfff", 1),
+        "run 2: env key '\\udfff': holds a lone surrogate (U+DFFF",
+    ),
+    ("label-escape", _set("label", "\x1b[31mred"), "label: holds control character U+001B at char"),
+    (
+        "host-newline",
+        _env("hostname", "a\nb"),
+        "run 2: env.hostname: holds control character U+000A",
+    ),
+    ("error-bell", _set("error", "line\n\x07"), "error: holds control character U+0007 at charac"),
+    ("exporter-escape", _top("exported_by", ESCAPED), "exported_by.hostname: holds control charac"),
+    (
+        "label-too-long",
+        _set("label", "x" * 10_001),
+        "run 2: label: 10,001 characters; at most 10,000",
+    ),
+    (
+        "list-too-long",
+        _env("extra", [0] * 20_001),
+        "env.extra: a list of 20,001 items; a list holds",
+    ),
+    ("too-many-values", _env("extra", [[0] * 20_000] * 51), "holds more than 1,000,000 values; a"),
 ]
 
 

@@ -1,4 +1,4 @@
-"""The CLI's history listing says when it has nothing; a bad job timeout is said, not ignored."""
+"""The CLI's history listing says when it has nothing; a bad job timeout is refused, not ignored."""
 
 import subprocess
 import sys
@@ -8,7 +8,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from runtime_lab import config
+from runtime_lab import envvars
+from runtime_lab.quote import given
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -38,25 +39,25 @@ def test_an_empty_history_says_so(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("raw", "used"), [("abc", False), ("-5", False), ("inf", False), ("90", True)]
+    ("raw", "used"), [("abc", False), ("-5", False), ("inf", False), ("1e9", False), ("90", True)]
 )
 def test_job_timeout_values(monkeypatch, raw, used):
-    monkeypatch.setenv(config.JOB_TIMEOUT_ENV, raw)
-    problem = config.job_timeout_problem()
+    monkeypatch.setenv(envvars.JOB_TIMEOUT_ENV, raw)
+    problem = envvars.problem(envvars.JOB_TIMEOUT_ENV)
     assert (problem is None) == used
-    assert config.job_timeout_s() == (90.0 if used else config.DEFAULT_JOB_TIMEOUT_S)
+    assert envvars.value(envvars.JOB_TIMEOUT_ENV) == (90.0 if used else 600.0)
     if not used:
-        assert repr(raw) in problem and f"{config.DEFAULT_JOB_TIMEOUT_S:g} s" in problem
+        assert f"$RUNTIME_LAB_JOB_TIMEOUT_S={given(raw)} is not allowed" in problem
+        assert "a number from 1 to 86400" in problem
 
 
-def test_the_app_warns_about_a_bad_job_timeout(tmp_path, monkeypatch):
+def test_the_app_refuses_a_bad_job_timeout(tmp_path, monkeypatch):
     monkeypatch.setenv("RUNTIME_LAB_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv(config.JOB_TIMEOUT_ENV, "ten minutes")
+    monkeypatch.setenv(envvars.JOB_TIMEOUT_ENV, "ten minutes")
     st.cache_resource.clear()
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
     assert not at.exception
-    warnings = [w.value for w in at.warning]
-    shown = [w.replace("\\", "") for w in warnings]  # the markdown escapes, as drawn
-    assert any("$RUNTIME_LAB_JOB_TIMEOUT_S='ten minutes'" in w for w in shown), warnings
+    shown = [e.value.replace("\\", "") for e in at.error]  # the markdown escapes, as drawn
+    assert len(shown) == 1 and "$RUNTIME_LAB_JOB_TIMEOUT_S='ten minutes'" in shown[0], shown
     st.cache_resource.clear()

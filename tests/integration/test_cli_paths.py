@@ -188,12 +188,12 @@ def test_number_out_of_range_is_refused(tmp, argument, command, value, allowed, 
     assert not data.exists()
 
 
-def test_a_missing_data_dir_with_a_usable_parent_is_created(tmp):
+def test_a_missing_data_dir_with_a_usable_parent_is_accepted_and_history_creates_nothing(tmp):
     for limit in ("1", "10000"):  # both ends of --limit are allowed
         done = _cli(["--data-dir", str(tmp / "new"), "history", "--limit", limit])
         said = f"runtime_lab: no runs recorded in {tmp / 'new'}\n"
         assert done.returncode == 0 and done.stderr == said, done.stderr  # empty, and says so
-    assert (tmp / "new" / "history.sqlite3").is_file()
+    assert not (tmp / "new").exists()  # `history` only reads (issue 26): nothing is made
 
 
 def test_env_command_does_not_open_the_data_dir(tmp):
@@ -265,3 +265,40 @@ def test_json_write_failing_after_the_run_is_one_line_and_exit_1(tmp):
     ]
     assert "Traceback" not in done.stderr and "selftest ok" in done.stdout
     assert [r["status"] for r in History(tmp / "d" / "history.sqlite3").list()] == ["done"]
+
+
+# (path, the kernel filesystem it lies on) where a directory cannot be made, even by root
+KERNEL_CASES = [("/proc/x", "/proc", "proc"), ("/proc/self/x", "/proc/self", "proc")]
+KERNEL_CASES += [("/sys/x", "/sys", "sysfs")] if config.kernel_fs("/sys") == "sysfs" else []
+
+
+@pytest.mark.parametrize(("path", "parent", "kind"), KERNEL_CASES)
+@pytest.mark.parametrize("command", [["run", "streams", "--device", "cpu"], ["history"]])
+def test_a_data_dir_on_a_kernel_filesystem_is_one_line(path, parent, kind, command):
+    """Issue 26: `--data-dir /proc/x` passed every check as root, then mkdir raised (a
+    traceback) on `run`, and `history` said "no runs recorded in /proc/x"."""
+    if config.kernel_fs(parent) != kind:
+        pytest.skip(f"{parent} is not on {kind} here")
+    done = _cli(["--data-dir", path, *command])
+    _refused(done, f"--data-dir {path}: parent {parent} is on {kind}, a kernel filesystem")
+    env_done = _cli(command, env_dir=path)
+    _refused(env_done, f"${config.DATA_DIR_ENV} {path}: parent {parent} is on {kind}")
+
+
+def test_a_data_dir_that_fails_to_be_made_after_its_checks_is_one_line(tmp, monkeypatch, capsys):
+    """A race, or a filesystem the checks can't see: mkdir's error is one line and exit 2."""
+    (tmp / "afile").write_text("")
+    monkeypatch.setattr(config, "dir_problem", lambda path: None)
+    assert cli.main(["--data-dir", str(tmp / "afile" / "d"), "run", "streams"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"runtime_lab: error: data directory {tmp}/afile/d could not be created: Not a directory\n"
+    )
+
+
+def test_a_name_longer_than_the_filesystem_takes_is_refused(tmp):
+    path = tmp / ("a" * 300)
+    done = _cli(["--data-dir", str(path), "run", "streams"])
+    _refused(done, f"--data-dir {path}: its name is longer than 255 bytes")
+    assert _before(tmp) == []

@@ -16,7 +16,7 @@ import psutil
 import pytest
 import torch
 
-from runtime_lab import registry
+from runtime_lab import envvars, registry
 from runtime_lab.env import THREADS_ENV, choose_torch_threads
 from runtime_lab.lab import tooling
 from runtime_lab.lab.timing import measure
@@ -158,9 +158,10 @@ def test_tooling_notices_profilers_and_memory_history_but_not_turning_it_off():
 
 
 def test_choose_torch_threads(monkeypatch):
+    monkeypatch.setattr(envvars, "cores", lambda: 8)
     monkeypatch.setenv(THREADS_ENV, "5")
     assert choose_torch_threads() == (5, THREADS_ENV)
-    for bad in ("0", "lots", ""):
+    for bad in ("0", "lots", "", "9", "²", "1e3"):  # past the cores, or not ASCII digits
         monkeypatch.setenv(THREADS_ENV, bad)
         threads, source = choose_torch_threads()
         assert threads >= 1 and source == "physical cores - 1"

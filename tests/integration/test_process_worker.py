@@ -145,7 +145,7 @@ def test_torch_threads_leave_a_core_free_or_follow_the_environment(data_dir, mon
     physical = min(physical, len(os.sched_getaffinity(0)))
     for value, expected, source in (
         (None, max(1, physical - 1), "physical cores - 1"),
-        ("3", 3, THREADS_ENV),
+        ("1", 1, THREADS_ENV),  # within this machine's CPUs, whatever it has
     ):
         if value is None:
             monkeypatch.delenv(THREADS_ENV, raising=False)

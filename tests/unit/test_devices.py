@@ -2,6 +2,7 @@
 
 import pytest
 
+from runtime_lab import envvars
 from runtime_lab.env import THREADS_ENV, choose_torch_threads
 from runtime_lab.runner import devices
 from runtime_lab.runner.devices import LanePlan, RouteError
@@ -93,10 +94,12 @@ def test_merged_env_lists_every_gpu_under_its_server_index_and_waits_for_gpu_wor
 
 
 def test_cpu_workers_from_the_environment(monkeypatch):
+    monkeypatch.setattr(envvars, "cores", lambda: 4)
     monkeypatch.setenv(devices.CPU_WORKERS_ENV, "3")
     assert devices.cpu_workers() == 3
-    monkeypatch.setenv(devices.CPU_WORKERS_ENV, "lots")
-    assert devices.cpu_workers() == 1
+    for bad in ("lots", "5", "0", "²"):  # the app and CLI refuse these; a reader takes 1
+        monkeypatch.setenv(devices.CPU_WORKERS_ENV, bad)
+        assert devices.cpu_workers() == 1
     assert devices.cpu_workers(2) == 2
 
 
@@ -109,6 +112,7 @@ def test_no_driver_means_no_gpu_count_and_no_child(monkeypatch):
 def test_a_cpu_worker_beside_gpu_workers_leaves_a_core_for_each(monkeypatch):
     monkeypatch.delenv(THREADS_ENV, raising=False)
     monkeypatch.setattr(devices, "physical_cores", lambda: 16)
+    monkeypatch.setattr(envvars, "cores", lambda: 16)
     cpu = devices.local_plan(gpus=2, cpus=1)[-1]
     assert cpu.env[THREADS_ENV] == "13"  # 16 - 1 (server and browser) - 2 GPU workers
     assert "2 GPU worker(s)" in cpu.env[devices.THREADS_SOURCE_ENV]
@@ -119,6 +123,7 @@ def test_a_cpu_worker_beside_gpu_workers_leaves_a_core_for_each(monkeypatch):
 
 
 def test_the_pools_thread_choice_is_said_as_its_reason(monkeypatch):
+    monkeypatch.setattr(envvars, "cores", lambda: 16)
     monkeypatch.setenv(THREADS_ENV, "13")
     monkeypatch.setenv(devices.THREADS_SOURCE_ENV, "physical cores - 1 - 2 GPU worker(s)")
     assert choose_torch_threads() == (13, "physical cores - 1 - 2 GPU worker(s)")

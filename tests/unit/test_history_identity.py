@@ -97,3 +97,23 @@ def test_read_only_reports_a_damaged_file_and_leaves_it(tmp_path):
     with pytest.raises(HistoryError, match="is damaged .* nothing was changed"):
         History(path, readonly=True)
     assert [p.name for p in tmp_path.iterdir()] == ["h.sqlite3"]
+
+
+def test_the_unique_index_itself_refuses_a_second_copy(tmp_path):
+    """Past the in-transaction check (a writer that skips it): the index says no, as a
+    DuplicateRun; a NOT NULL violation is a plain HistoryError, never called a duplicate."""
+    path = tmp_path / "h.sqlite3"
+    History(path).add(_imported("j1", "m1"))
+    insert = (
+        "INSERT INTO runs (job_id, experiment, device, status, label, spec_json, env_json, "
+        "created_at, fingerprint) VALUES ('other', 'streams', 'cpu', 'done', 'x', '{}', '{}', "
+        "1.0, ?)"
+    )
+    with sqlite3.connect(path) as conn, pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
+        conn.execute(insert, ("m1",))
+    history = History(path)
+    with pytest.raises(DuplicateRun):
+        history._run(insert, ("m1",))
+    with pytest.raises(HistoryError) as caught:
+        history._run("INSERT INTO runs (job_id) VALUES ('x')")
+    assert not isinstance(caught.value, DuplicateRun) and "NOT NULL" in str(caught.value)

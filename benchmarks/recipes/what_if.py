@@ -1,0 +1,81 @@
+"""The what-if loop as a user clicks it: a fusion result, then Run again at once (no pause)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from benchmarks.harness import Bench
+from benchmarks.recipe import Recipe, Setting, Settings
+from runtime_lab import registry
+from runtime_lab.options import form_defaults
+from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.runner.job import Job
+from runtime_lab.spec import RunSpec, spec_from_values
+
+POLL_S = 0.05
+
+
+def _step(bench: Bench, name: str, spec: RunSpec) -> dict[str, Any]:
+    """Submit, then poll as the page's fragment does: when the headline (the timing phase's
+    partial result, or the whole result) is there, and when the full result is."""
+    job_id = bench.submit(spec)
+    submitted = time.perf_counter()
+    headline_s = None
+    while True:
+        job: Job = bench.jobs.get(job_id)
+        if headline_s is None and (getattr(job, "partial", None) is not None or job.finished):
+            headline_s = time.perf_counter() - submitted
+        if job.finished:
+            break
+        time.sleep(POLL_S)
+    finished = bench.wait(job_id)
+    built = time.perf_counter()
+    if finished.done:
+        registry.build_report(finished.run)  # what the page does before it draws the report
+    worker = finished.job.worker or {}
+    return {
+        "step": name,
+        "state": finished.job.state,
+        "headline_s": headline_s,
+        "full_s": finished.wall_s + (time.perf_counter() - built),
+        "waited_for_worker_s": _waited(finished.job),
+        "spare": worker.get("started_as_spare"),
+        "jobs_before": worker.get("jobs_before"),
+        "pid": worker.get("pid"),
+    }
+
+
+def _waited(job: Job) -> float | None:
+    """From the lane taking the job to the worker starting it: a worker start it waited for."""
+    from runtime_lab.runner.job import wall
+
+    started = wall(job.worker_started)
+    return None if started is None or job.started_at is None else started - job.started_at
+
+
+def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
+    bench.wait_ready()
+    values = form_defaults(EXPERIMENTS["fusion"], gpu=bench.device == "cuda")
+    values = {**values, "device": bench.device}
+    if settings.text("shape"):
+        values["shape"] = settings.text("shape")
+    first = spec_from_values("fusion", values)
+    fewer = spec_from_values("fusion", {**values, "repeat": max(1, int(values["repeat"]) - 10)})
+    other = spec_from_values("fusion", {**values, "shape": settings.text("new_shape")})
+    steps = [("first run", first), ("same spec again", first)]
+    steps += [("fewer timed calls (no new compile)", fewer), ("a new shape", other)]
+    rows = [_step(bench, name, spec) for name, spec in steps]  # no pause: the user clicks again
+    bench.show(f"Run, then Run again at once: {first.label}", rows)
+    return {row["step"]: {k: row[k] for k in ("headline_s", "full_s", "spare")} for row in rows}
+
+
+RECIPE = Recipe(
+    name="what-if",
+    summary="a fusion result, then Run again at once: same spec, fewer calls, a new shape",
+    measure=measure,
+    settings={
+        "shape": Setting("", "the first run's shape (empty: the form's default)"),
+        "new_shape": Setting("512x512", "the shape of the last step (needs a new compile)"),
+    },
+)
