@@ -31,6 +31,27 @@ class Report:
     downloads: tuple[tuple[str, str, bytes, str], ...] = field(default_factory=tuple)
     code: tuple[tuple[str, str, str], ...] = ()  # (title, language, source)
     warnings: tuple[str, ...] = ()  # states a reader must not miss, e.g. a limit that was hit
+    # which tab a chart, table or code block (by its title) is drawn in (TAB_ORDER); a title
+    # not named here: charts under "Charts", tables and code under "Raw"
+    tabs: Mapping[str, str] = field(default_factory=dict)
+
+
+# the page's tabs, in order: Summary holds the headline figures, checks and notes; Raw the
+# tables no other tab claims, provenance and downloads
+TAB_ORDER = ("Summary", "Kernels", "Timing", "Compile", "Memory", "Charts", "Raw")
+
+
+def in_tab(tab: str, items: tuple | list) -> dict[str, str]:
+    """Every (title, …) item in one tab: an experiment whose charts all show one thing."""
+    return {item[0]: tab for item in items}
+
+
+def tab_of(report: Report, title: str, kind: str) -> str:
+    """The tab an item of `report` is drawn in."""
+    named = report.tabs.get(title)
+    if named in TAB_ORDER:
+        return named
+    return "Charts" if kind == "chart" else "Raw"
 
 
 def run_json(run: Run | Mapping[str, Any]) -> bytes:

@@ -12,7 +12,7 @@ from runtime_lab.allocator import charts as ca
 from runtime_lab.allocator import frames as fa
 from runtime_lab.allocator.figures import key_figures
 from runtime_lab.allocator.result import AllocatorResult
-from runtime_lab.report import Metric, Report, run_json_download
+from runtime_lab.report import Metric, Report, in_tab, run_json_download
 from runtime_lab.view.fmt import fmt_ms
 
 WHY_RESERVED = [
@@ -283,11 +283,13 @@ def build(run: dict[str, Any], result: AllocatorResult) -> Report:
     figures = key_figures(result)  # once: the headline and the metrics read them
     steps = fa.steps_frame(result)
     ab_charts, ab_tables, ab_notes = ab.parts(result)
+    charts = tuple(_charts(result, steps) + ab_charts)
     return Report(
         headline=_headline(result, figures),
         ok=not result.errors,
         metrics=tuple(_metrics(result, figures)),
-        charts=tuple(_charts(result, steps) + ab_charts),
+        charts=charts,
+        tabs=in_tab("Memory", charts),
         tables=tuple(_tables(result, steps) + ab_tables),
         notes=tuple(_notes(result) + ab_notes),
         downloads=tuple(_downloads(run, result, steps)),

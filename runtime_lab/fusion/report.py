@@ -105,6 +105,25 @@ def _metrics(key: Mapping[str, Any], modes, by: dict[str, ModeResult]) -> list[M
     ]
 
 
+# a title's first words -> its tab (report.TAB_ORDER); the modes table is the timing summary
+TAB_OF = (
+    ("Kernel", "Kernels"),
+    ("Compile", "Compile"),
+    ("Evidence", "Compile"),
+    ("Generated code", "Compile"),
+    ("Guards", "Compile"),
+    ("Steady-state", "Timing"),
+    ("Three clocks", "Timing"),
+    ("Bandwidth", "Timing"),
+    ("Sweep", "Timing"),
+    ("Modes", "Timing"),
+)
+
+
+def _tabs(titles: list[str]) -> dict[str, str]:
+    return {t: next((tab for start, tab in TAB_OF if t.startswith(start)), "Raw") for t in titles}
+
+
 def _charts(
     result, fig: FusionFigures, modes, kernels, compile_long, clock_chart
 ) -> list[tuple[str, alt.TopLevelMixin]]:
@@ -207,15 +226,17 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
         for mode, found in traced
         if (text := cf.guard_text(found))
     )
+    charts = (
+        *_charts(result, fig, modes, kernels, compile_long, clock_chart),
+        *kernel_views.charts,
+    )
     return Report(
         headline=_headline(result, key, by),
         ok=ok,
         metrics=(*_metrics(key, modes, by), *checks.metrics(result, fig)),
-        charts=(
-            *_charts(result, fig, modes, kernels, compile_long, clock_chart),
-            *kernel_views.charts,
-        ),
+        charts=charts,
         tables=tuple(tables),
+        tabs=_tabs([t for t, *_ in (*charts, *tables, *code)]),
         notes=(*report_notes.notes(run, result, key, modes, compile_long), *kernel_views.notes),
         downloads=tuple(_downloads(run, result, kernels)),
         code=code,

@@ -11,7 +11,7 @@ from runtime_lab.recompiles import report_evidence as ev
 from runtime_lab.recompiles import report_whatif as wi
 from runtime_lab.recompiles.figures import RecompilesFigures, figures
 from runtime_lab.recompiles.result import CallRecord, ModeRun, RecompilesResult
-from runtime_lab.report import Metric, Report, run_json_download
+from runtime_lab.report import Metric, Report, in_tab, run_json_download
 
 CPU_NOTE = (
     "On CPU the steady-state times are host wall time of synchronous calls; Inductor compiles C++ "
@@ -286,6 +286,7 @@ def build(run: dict[str, Any], result: RecompilesResult) -> Report:
         ok=bool(result.modes) and not any(m.error for m in result.modes),
         metrics=tuple(_metrics(result, fig)),
         charts=tuple(charts),
+        tabs=in_tab("Compile", charts),
         tables=tuple(tables),
         notes=tuple(_notes(result, fig, buckets)),
         downloads=tuple(downloads),

@@ -9,7 +9,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from runtime_lab.report import Metric, Report, run_json_download
+from runtime_lab.report import Metric, Report, in_tab, run_json_download
 from runtime_lab.results import stats
 from runtime_lab.streams import charts as cs
 from runtime_lab.streams import frames as fs
@@ -263,7 +263,8 @@ def build(run: dict[str, Any], result: StreamsResult) -> Report:
             + _variant_metrics(result, fig)
             + _host_metrics(result, fig)
         ),
-        charts=tuple(_charts(result, fr)),
+        charts=(charts := tuple(_charts(result, fr))),
+        tabs=in_tab("Timing", charts),
         tables=tuple(tables),
         notes=tuple(_notes(run, result) + csan_notes(result) + sync_notes(result)),
         downloads=tuple(_downloads(run, result, fr)),

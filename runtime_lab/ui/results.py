@@ -3,28 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
-from collections.abc import Mapping
-from typing import Any
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
-import runtime_lab.ui.links as links
-from runtime_lab import record, registry
-from runtime_lab.record import Run
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.runner.jobs import JobManager
-from runtime_lab.spec import RunSpec, SpecError
 from runtime_lab.store.estimate import device_kind, estimate
 from runtime_lab.store.history import HistoryError
+from runtime_lab.ui.report import CHART_LABELS, draw
 from runtime_lab.ui.targets import EACH_TYPE, batch_panel, each_type_targets
-from runtime_lab.view import export as chart_export
-from runtime_lab.view import frames
-from runtime_lab.view.origin import imported_from
 from runtime_lab.view.text import code
 from runtime_lab.view.text import markdown as md
+
+__all__ = ["CHART_LABELS", "POLL_S", "STATE_ICONS", "draw", "history_call", "run_panel"]
 
 POLL_S = 0.5
 # Material icons ship with Streamlit: emoji need a font headless Chromium often lacks
@@ -36,13 +28,6 @@ STATE_ICONS = {
     "cancelled": ":material/cancel:",
     "refused": ":material/block:",
 }
-# (label, extension, renderer, MIME type) of the files offered under every chart
-CHART_FILES = (
-    ("PNG", "png", chart_export.to_png, "image/png"),
-    ("SVG", "svg", chart_export.to_svg, "image/svg+xml"),
-    ("CSV", "csv", chart_export.to_csv, "text/csv"),
-)
-CHART_LABELS = tuple(f[0] for f in CHART_FILES)
 
 
 def run_panel(jobs: JobManager, experiment: str, spec, target: str | None = None) -> None:
@@ -71,21 +56,28 @@ def run_panel(jobs: JobManager, experiment: str, spec, target: str | None = None
     if job is None:
         st.info("Choose a shape, dtype and device, then press **Run**.")
         return
+    # the same three slots whether running or done: the whole run's report is drawn where the
+    # partial one was, replacing it element by element instead of below it
+    status, said, body = st.container(), st.container(), st.container()
     if not job.finished:
         if job.partial is not None:  # before the poll: its fragment reruns the page on a new one
             st.session_state[f"drawn-phase:{job_id}"] = job.phase
-        _poll(jobs, job_id)
+        with status:
+            _poll(jobs, job_id)
         if job.partial is not None:
-            _draw_partial(job)
+            _draw_partial(job, said, body)
         return
     if job.state == "refused":
-        st.error(f"Not run: {md(job.error, lines=True)}")
+        said.error(f"Not run: {md(job.error, lines=True)}")
         return
     if job.history_error:
-        st.warning(f"Shown, but not saved to history: {md(job.history_error)}")
-    if st.session_state.get(f"shown-again:{job.id}") and _measure_again(jobs, key, job):
-        st.rerun()
-    draw(job.as_run())
+        said.warning(f"Shown, but not saved to history: {md(job.history_error)}")
+    if st.session_state.get(f"shown-again:{job.id}"):
+        with said:
+            if _measure_again(jobs, key, job):
+                st.rerun()
+    with body:
+        draw(job.as_run())
 
 
 def _submit(jobs: JobManager, key: str, spec, target: str | None) -> None:
@@ -150,122 +142,17 @@ def _poll(jobs: JobManager, job_id: str) -> None:
     progress()
 
 
-def _draw_partial(job) -> None:
+def _draw_partial(job, said, body) -> None:
     """What the job has measured so far (every steady state at "headline", compile latency too
     at "evidence"), drawn once per phase below the status while the rest is collected. It is
     the job's own partial result: never stored; the run is saved, and drawn whole, at its end."""
-    st.info(
+    said.info(
         "**Figures so far**: the timing is done; the evidence (kernels from the profiler, "
         "traces, the compile trace) is still being collected. Saved to history when it ends.",
         icon=":material/pending:",
     )
-    draw(dataclasses.replace(job, state="done", result=job.partial).as_run())
-
-
-def _run_links(run: Run) -> None:
-    """A recorded run's own address and a link that opens its page with its spec filled in."""
-    experiment = run.spec.get("experiment")
-    info = EXPERIMENTS.get(experiment)
-    try:
-        query = links.to_query(RunSpec.from_dict(run.spec))
-    except (SpecError, TypeError):
-        return  # a spec this version no longer accepts: nothing to fill a form with
-    left, right, _ = st.columns([1, 1, 3])
-    try:
-        if info and not info.hidden:
-            left.page_link(
-                f"app_pages/{experiment}.py",
-                label="Run this spec again",
-                icon=":material/replay:",
-                query_params=query,
-            )
-        if run.id:
-            right.page_link(
-                "app_pages/history.py",
-                label=f"Link to run #{run.id}",
-                icon=":material/link:",
-                query_params={"run": str(run.id)},
-            )
-    except StreamlitAPIException:
-        pass  # drawn outside the app's navigation (a bare script): no pages to link to
-
-
-def draw(run: Run | Mapping[str, Any]) -> None:
-    """Draw a run's report: headline, metrics, charts, tables, code, provenance, downloads.
-    A run document (plain data) is read as a Run. Every word of the report may be a stored
-    string (a bundle's run says anything), so each is escaped (md): shown, never acted on."""
-    run = Run.of(run)
-    rep = registry.build_report(run)
-    saved = f" · run #{run.id}" if run.id else ""
-    if run.status == "done":
-        (st.success if rep.ok else st.error)(md(rep.headline) + saved)
-    else:
-        st.error(f"{md(rep.headline)}{saved}")
-    _origin_line(run)
-    _run_links(run)
-    for warning in rep.warnings:
-        st.warning(md(warning, lines=True))
-    if rep.metrics:
-        for col, metric in zip(st.columns(min(4, len(rep.metrics))) * 4, rep.metrics, strict=False):
-            shown = None if metric.help is None else md(metric.help, lines=True)
-            col.metric(md(metric.label), md(metric.value), help=shown)
-    for note in rep.notes:
-        st.caption(md(note, lines=True))
-    for number, (title, chart) in enumerate(rep.charts):
-        st.markdown(f"**{md(title)}**")
-        st.altair_chart(chart, width="stretch")
-        _chart_downloads(chart, title, run, number)
-    for title, table in rep.tables:
-        st.markdown(f"**{md(title)}**")
-        st.dataframe(table, hide_index=True)
-    for title, language, source in rep.code:
-        with st.expander(md(title)):
-            st.code(source, language=language)
-    with st.expander("Provenance: inputs and environment"):
-        left, right = st.columns(2)
-        left.dataframe(frames.spec_frame(run.spec), hide_index=True)
-        right.dataframe(frames.environment_frame(run.env), hide_index=True)
-    for start in range(0, len(rep.downloads), 4):
-        cols = st.columns(4)  # buttons side by side at the left, not spread over the page
-        for col, (label, name, data, mime) in zip(
-            cols, rep.downloads[start : start + 4], strict=False
-        ):
-            col.download_button(label, data, file_name=name, mime=mime, key=f"dl-{run.id}-{name}")
-
-
-def _origin_line(run: Run) -> None:
-    """An imported run says so under its headline: its figures are another machine's."""
-    where = imported_from(run.origin)
-    if where:
-        details = run.origin if isinstance(run.origin, dict) else {}
-        stamp = details.get("imported_at")
-        on = f" on {md(record.when(stamp))}" if stamp is not None else ""
-        st.info(
-            f"Not recorded here: {md(where)}{on}. Its figures were measured on that machine.",
-            icon=":material/move_to_inbox:",
-        )
-
-
-def _chart_downloads(chart, title: str, run: Run, number: int) -> None:
-    """PNG, SVG and CSV of one chart side by side, each made only when clicked (a PNG takes
-    0.2-5 s): a page of charts draws as fast as without them."""
-    stem = chart_export.file_stem(title, run.id)
-    key = f"chart-{run.id}-{run.created_at}-{number}"
-    why = chart_export.unavailable()
-    shown = [f for f in CHART_FILES if why is None or f[0] == "CSV"]
-    cols = st.columns(8)  # narrow columns keep the buttons together at the left
-    for col, (label, ext, render, mime) in zip(cols, shown, strict=False):
-        col.download_button(
-            label,
-            functools.partial(render, chart),
-            file_name=f"{stem}.{ext}",
-            mime=mime,
-            key=f"{key}-{ext}",
-            icon=":material/download:",
-            on_click="ignore",
-        )
-    if why is not None:
-        st.caption(f"No PNG or SVG here (vl-convert failed: {md(why)}); the chart's data as CSV.")
+    with body:
+        draw(dataclasses.replace(job, state="done", result=job.partial).as_run())
 
 
 def history_call(fn, *args, **kwargs):

@@ -66,6 +66,12 @@ def open_page(page, url, title):
     wait_idle(page)
 
 
+def shown_charts(page, tab):
+    """Open a report tab; the charts drawn in it (the other tabs' stay hidden in the page)."""
+    page.get_by_role("tab", name=tab, exact=True).click()
+    return page.locator('[data-testid="stVegaLiteChart"]:visible')
+
+
 def choose(page, label, option):
     """Streamlit selectboxes are comboboxes: open the list, then click the option."""
     page.get_by_test_id("stSelectbox").filter(has_text=label).get_by_role("combobox").click()
@@ -81,10 +87,10 @@ def test_streams_run_on_cpu(server, page):
     success = page.get_by_test_id("stAlertContentSuccess").filter(has_text="max_abs_diff")
     expect(success).to_be_visible(timeout=RUN_TIMEOUT_MS)
     wait_idle(page)
-    charts = page.get_by_test_id("stVegaLiteChart")
-    expect(charts.first.locator("canvas, svg").first).to_be_visible()
-    tolerance = page.get_by_test_id("stMetric").filter(has_text="tolerance")
+    tolerance = page.get_by_test_id("stMetric").filter(has_text="tolerance")  # on Summary
     expect(tolerance.get_by_test_id("stMetricValue")).to_have_text("pass")
+    charts = shown_charts(page, "Timing")
+    expect(charts.first.locator("canvas, svg").first).to_be_visible()
 
 
 def test_history_lists_the_run(server, page):
@@ -103,13 +109,18 @@ def test_fusion_run_on_cpu(server, page):
     page.get_by_role("button", name="Run", exact=True).click()
     # a cold C++ compile on this CPU takes 15-25 s, then every mode is checked and timed
     success = page.get_by_test_id("stAlertContentSuccess").filter(has_text="fusion CPU 128x128")
-    expect(success).to_be_visible(timeout=4 * RUN_TIMEOUT_MS)
+    saved = success.filter(has_text="run #")  # the whole run, stored (the partial has no id)
+    expect(saved).to_be_visible(timeout=4 * RUN_TIMEOUT_MS)
     wait_idle(page)
+    # the figures drawn while the evidence phase ran are replaced by the whole run
+    expect(page.get_by_text("Figures so far")).to_have_count(0, timeout=30_000)
+    expect(success).to_have_count(1)
     expect(success).to_contain_text("inductor 1 kernel vs eager 4")
-    charts = page.get_by_test_id("stVegaLiteChart")
-    expect(charts.nth(3)).to_be_visible()  # kernels, compile, bandwidth, time per call
     compiled = page.get_by_test_id("stMetric").filter(has_text="inductor kernels/call")
-    expect(compiled.get_by_test_id("stMetricValue")).to_have_text("1")
+    expect(compiled.get_by_test_id("stMetricValue")).to_have_text("1")  # on Summary
+    expect(shown_charts(page, "Kernels").first.locator("canvas, svg").first).to_be_visible()
+    expect(shown_charts(page, "Timing").nth(1)).to_be_visible()  # bandwidth, time per call
+    expect(shown_charts(page, "Compile").first).to_be_visible()  # compile latency
 
 
 def test_history_draws_an_h200_streams_run(server, page, data_dir):
@@ -131,10 +142,10 @@ def test_history_draws_an_h200_streams_run(server, page, data_dir):
     success = page.get_by_test_id("stAlertContentSuccess").filter(has_text="streams cuda:0")
     expect(success).to_contain_text("correct: 0/20 wrong")
     wait_idle(page, 60_000)  # nine timelines, overlap and timing charts to draw
-    timeline = page.get_by_test_id("stVegaLiteChart").nth(2)
-    expect(timeline.locator("canvas, svg").first).to_be_visible()
     metric = page.get_by_test_id("stMetric").filter(has_text="missing-producer-wait: wrong results")
     expect(metric.get_by_test_id("stMetricValue")).to_have_text("20 / 20")
+    timeline = shown_charts(page, "Timing").nth(2)
+    expect(timeline.locator("canvas, svg").first).to_be_visible()
     if os.environ.get("RUNTIME_LAB_SCREENSHOTS"):
         page.screenshot(
             path=os.environ["RUNTIME_LAB_SCREENSHOTS"] + "/streams-h200.png", full_page=True

@@ -1,0 +1,168 @@
+"""A run's report on the page: in tabs (Summary, Kernels, Timing, Compile, Memory, Raw)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+import runtime_lab.ui.links as links
+from runtime_lab import record, registry
+from runtime_lab.record import Run
+from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.report import TAB_ORDER, tab_of
+from runtime_lab.spec import RunSpec, SpecError
+from runtime_lab.view import export as chart_export
+from runtime_lab.view import frames
+from runtime_lab.view.origin import imported_from
+from runtime_lab.view.text import markdown as md
+
+__all__ = ["CHART_FILES", "CHART_LABELS", "draw"]
+
+# (label, extension, renderer, MIME type) of the files offered under every chart
+CHART_FILES = (
+    ("PNG", "png", chart_export.to_png, "image/png"),
+    ("SVG", "svg", chart_export.to_svg, "image/svg+xml"),
+    ("CSV", "csv", chart_export.to_csv, "text/csv"),
+)
+CHART_LABELS = tuple(f[0] for f in CHART_FILES)
+
+
+def _run_links(run: Run) -> None:
+    """A recorded run's own address and a link that opens its page with its spec filled in."""
+    experiment = run.spec.get("experiment")
+    info = EXPERIMENTS.get(experiment)
+    try:
+        query = links.to_query(RunSpec.from_dict(run.spec))
+    except (SpecError, TypeError):
+        return  # a spec this version no longer accepts: nothing to fill a form with
+    left, right, _ = st.columns([1, 1, 3])
+    try:
+        if info and not info.hidden:
+            left.page_link(
+                f"app_pages/{experiment}.py",
+                label="Run this spec again",
+                icon=":material/replay:",
+                query_params=query,
+            )
+        if run.id:
+            right.page_link(
+                "app_pages/history.py",
+                label=f"Link to run #{run.id}",
+                icon=":material/link:",
+                query_params={"run": str(run.id)},
+            )
+    except StreamlitAPIException:
+        pass  # drawn outside the app's navigation (a bare script): no pages to link to
+
+
+def draw(run: Run | Mapping[str, Any]) -> None:
+    """Draw a run's report: the headline above, then tabs: Summary (the checks, metrics and the
+    notes that say what to trust), the experiment's own (Kernels, Timing, Compile, Memory: as
+    its report places each chart, table and code), Raw (other tables, provenance, downloads).
+    A run document (plain data) is read as a Run. Every word of the report may be a stored
+    string (a bundle's run says anything), so each is escaped (md): shown, never acted on."""
+    run = Run.of(run)
+    rep = registry.build_report(run)
+    saved = f" · run #{run.id}" if run.id else ""
+    if run.status == "done":
+        (st.success if rep.ok else st.error)(md(rep.headline) + saved)
+    else:
+        st.error(f"{md(rep.headline)}{saved}")
+    _origin_line(run)
+    _run_links(run)
+    items: dict[str, list] = {name: [] for name in TAB_ORDER}
+    for number, (title, chart) in enumerate(rep.charts):
+        items[tab_of(rep, title, "chart")].append(("chart", title, chart, number))
+    for title, table in rep.tables:
+        items[tab_of(rep, title, "table")].append(("table", title, table, None))
+    for title, language, source in rep.code:
+        items[tab_of(rep, title, "code")].append(("code", title, (language, source), None))
+    names = ["Summary", *[n for n in TAB_ORDER[1:-1] if items[n]], "Raw"]
+    for name, tab in zip(names, st.tabs(names), strict=True):
+        with tab:
+            if name == "Summary":
+                _summary(rep)
+            for item in items[name]:
+                _item(run, *item)
+            if name == "Raw":
+                _raw(run, rep)
+
+
+def _summary(rep) -> None:
+    for warning in rep.warnings:
+        st.warning(md(warning, lines=True))
+    if rep.metrics:
+        for col, metric in zip(st.columns(min(4, len(rep.metrics))) * 4, rep.metrics, strict=False):
+            shown = None if metric.help is None else md(metric.help, lines=True)
+            # a long value ("92 % (cuda-graph)") is cut off in a metric: its detail goes below
+            value, _, detail = metric.value.partition(" (")
+            col.metric(md(metric.label), md(value), help=shown)
+            if detail:
+                col.caption(md("(" + detail))
+    for note in rep.notes:
+        st.caption(md(note, lines=True))
+
+
+def _item(run: Run, kind: str, title: str, content: Any, number: int | None) -> None:
+    if kind == "chart":
+        st.markdown(f"**{md(title)}**")
+        st.altair_chart(content, width="stretch")
+        _chart_downloads(content, title, run, number or 0)
+    elif kind == "table":
+        st.markdown(f"**{md(title)}**")
+        st.dataframe(content, hide_index=True)
+    else:
+        with st.expander(md(title)):
+            st.code(content[1], language=content[0])
+
+
+def _raw(run: Run, rep) -> None:
+    with st.expander("Provenance: inputs and environment"):
+        left, right = st.columns(2)
+        left.dataframe(frames.spec_frame(run.spec), hide_index=True)
+        right.dataframe(frames.environment_frame(run.env), hide_index=True)
+    for start in range(0, len(rep.downloads), 4):
+        cols = st.columns(4)  # buttons side by side at the left, not spread over the page
+        for col, (label, name, data, mime) in zip(
+            cols, rep.downloads[start : start + 4], strict=False
+        ):
+            col.download_button(label, data, file_name=name, mime=mime, key=f"dl-{run.id}-{name}")
+
+
+def _origin_line(run: Run) -> None:
+    """An imported run says so under its headline: its figures are another machine's."""
+    where = imported_from(run.origin)
+    if where:
+        details = run.origin if isinstance(run.origin, dict) else {}
+        stamp = details.get("imported_at")
+        on = f" on {md(record.when(stamp))}" if stamp is not None else ""
+        st.info(
+            f"Not recorded here: {md(where)}{on}. Its figures were measured on that machine.",
+            icon=":material/move_to_inbox:",
+        )
+
+
+def _chart_downloads(chart, title: str, run: Run, number: int) -> None:
+    """PNG, SVG and CSV of one chart side by side, each made only when clicked (a PNG takes
+    0.2-5 s): a page of charts draws as fast as without them."""
+    stem = chart_export.file_stem(title, run.id)
+    key = f"chart-{run.id}-{run.created_at}-{number}"
+    why = chart_export.unavailable()
+    shown = [f for f in CHART_FILES if why is None or f[0] == "CSV"]
+    cols = st.columns(8)  # narrow columns keep the buttons together at the left
+    for col, (label, ext, render, mime) in zip(cols, shown, strict=False):
+        col.download_button(
+            label,
+            functools.partial(render, chart),
+            file_name=f"{stem}.{ext}",
+            mime=mime,
+            key=f"{key}-{ext}",
+            icon=":material/download:",
+            on_click="ignore",
+        )
+    if why is not None:
+        st.caption(f"No PNG or SVG here (vl-convert failed: {md(why)}); the chart's data as CSV.")
