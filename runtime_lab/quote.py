@@ -6,7 +6,7 @@ import re
 
 LIMIT = 40  # characters of a value a message repeats; the rest is said as a length
 # a number as people type it (ASCII digits only): echoed unquoted, exactly as given
-_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 def quote(value: object, limit: int = LIMIT) -> str:
@@ -28,6 +28,6 @@ def given(value: object, limit: int = LIMIT) -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return text  # a number that came as a number (JSON, a widget): its own spelling
     stripped = text.strip()
-    if _NUMBER.fullmatch(stripped) and len(stripped) <= limit:
+    if NUMBER.fullmatch(stripped) and len(stripped) <= limit:
         return stripped
     return quote(text, limit)

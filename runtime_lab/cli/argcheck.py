@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from runtime_lab import config, envvars
+from runtime_lab.quote import NUMBER as _DECIMAL
 
 LIMIT_RANGE = (1, 10000)
 RUN_ID_RANGE = (1, 2**63 - 1)  # SQLite's INTEGER PRIMARY KEY
@@ -17,7 +18,6 @@ BUNDLE_SUFFIX = ".json.gz"
 TIMEOUT_RANGE = envvars.TIMEOUT_RANGE  # seconds, as $RUNTIME_LAB_JOB_TIMEOUT_S takes
 # ASCII only: int()/float() also take other scripts' digits, "1_000", "nan" and "inf"
 _INTEGER = re.compile(r"[+-]?[0-9]+")
-_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 SHOWN_CHARS = 40
 
 

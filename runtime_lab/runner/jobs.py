@@ -207,8 +207,10 @@ class JobManager:
         return all(lane.running is None for lane in self.lanes)
 
     def none_timing(self) -> bool:
-        """No lane's job is in its timed phase (each idle, or past its timing)."""
-        return all(lane.running is None or lane.in_evidence for lane in self.lanes)
+        """No lane's job is in its timed phase (each idle, or its job past its timing)."""
+        with self.lock:
+            running = [self._jobs[lane.running] for lane in self.lanes if lane.running]
+            return all(job.phase == "evidence" for job in running)
 
     def spare_starting(self) -> bool:
         return any(lane.pool.starting_spare for lane in self.lanes)

@@ -70,7 +70,6 @@ class Lane:
         self.env: dict[str, Any] = {}
         self.running: str | None = None  # the job id it runs now
         self.spare_due = True  # one spare attempt after each job (a failing start is not retried)
-        self.in_evidence = False  # the running job is past its timed phase
         self.spare_during_evidence = False  # and the next worker started meanwhile
         self.thread = threading.Thread(
             target=self._serve, name=f"runtime-lab-{plan.name}", daemon=True
@@ -191,7 +190,7 @@ class Lane:
         if self.plan.node:
             record.update(node=self.plan.node, host=self.plan.host)
         self.host.update(job.id, env=self.env, worker=record, phase="timing")
-        self.in_evidence = self.spare_during_evidence = False
+        self.spare_during_evidence = False
         spec = job.spec
         data = {**spec.to_dict(), "device": devices.worker_device(spec.device, self.plan)}
         try:
@@ -202,7 +201,6 @@ class Lane:
                 "failed", f"{exc} while running this job; the worker was restarted"
             )
         finally:
-            self.in_evidence = False
             if self.state == "busy":
                 self.state = "idle"
         disturbed = outcome.pop("disturbed", None) or []
@@ -235,8 +233,7 @@ class Lane:
                 )
             elif message.get("op") == "phase":  # "headline": drawable; "evidence": untimed
                 self.host.update(job_id, phase=message["phase"], partial=message.get("partial"))
-                if message["phase"] == "evidence":
-                    self.in_evidence = True  # nothing this job does from now on is timed
+                if message["phase"] == "evidence":  # nothing this job does from now on is timed
                     self.spare_during_evidence = self._start_spare_early()
             elif message.get("op") == "result":
                 started, finished = self._stamps(message)

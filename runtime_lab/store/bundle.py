@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 from runtime_lab import __version__
 from runtime_lab.record import BUNDLE, VIEWS, Run
-from runtime_lab.store import artefacts, gzipped, identity
+from runtime_lab.store import artefacts, gzipped
 from runtime_lab.store.artefacts import IMPORTED
 from runtime_lab.store.bundle_check import (
     FORMAT,
@@ -180,12 +180,10 @@ def import_stream(stream: BinaryIO, history: Any, data_dir: str | Path) -> list[
     runs = check_document(doc)
     root = Path(data_dir).resolve()
     labels = [run["label"] for run in runs]
-    return _store(_prepared(doc, runs, history, root), history, labels)
+    return _store(_prepared(doc, runs, root), history, labels)
 
 
-def _prepared(
-    doc: dict, runs: list[dict], history: Any, root: Path
-) -> list[tuple[Run, Path, dict]]:
+def _prepared(doc: dict, runs: list[dict], root: Path) -> list[tuple[Run, Path, dict]]:
     """Each run as the Run to add to history and the (path, content) files to write."""
     seen: dict[str, int] = {}
     found = []
@@ -197,13 +195,7 @@ def _prepared(
                 f"runs {seen[mark]} and {number} of the bundle are the same run (job, time, host "
                 "and spec); a bundle holds each run once"
             )
-        seen[mark] = number
-        existing = _existing(history, run["job_id"], mark)
-        if existing is not None:
-            raise BundleError(
-                f"run {number} ({one_line(run['label'])}) is already in history as run "
-                f"#{existing}; a run is stored once (delete that run to import it again)"
-            )
+        seen[mark] = number  # one already in history: add_many refuses it, in its transaction
         found.append(_imported(run, mark, host, root))
     return found
 
@@ -242,15 +234,6 @@ def _gpu(run: dict) -> str | None:
     index = device.partition(":")[2] or "0"
     names = [g.get("name") for g in gpus if isinstance(g, dict) and str(g.get("index")) == index]
     return names[0] if names and isinstance(names[0], str) else None
-
-
-def _existing(history: Any, job_id: str, mark: str) -> int | None:
-    """The id of a run already in history with this fingerprint: imported or made here (a
-    quick refusal before any file is written; add_many checks again inside its transaction)."""
-    for row in history.with_job_id(job_id):
-        if identity.of_stored(row.job_id, row.created_at, row.env, row.spec, row.origin) == mark:
-            return row.id
-    return None
 
 
 def _store(prepared: list[tuple[Run, Path, dict]], history: Any, labels: list[str]) -> list[int]:

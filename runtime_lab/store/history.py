@@ -81,12 +81,12 @@ class History:
             raise opening.transient(self.path, exc) from exc
 
     def _run(self, sql: str, params: tuple = (), *, fetch: str = "") -> Any:
+        if self._absent:  # read-only, no file: every query answers as an empty table would
+            return [] if fetch == "all" else None
         return self._transaction(lambda conn: _fetched(conn.execute(sql, params), fetch))
 
     def _transaction(self, work: Any) -> Any:
         """work(conn) on one connection, committed when it returns, rolled back if it raises."""
-        if self._absent:  # read-only, no file: every query answers as an empty table would
-            return work(_Empty())
         try:
             with closing(self._connect()) as conn, conn:
                 return work(conn)
@@ -127,12 +127,6 @@ class History:
     def _writable(self) -> None:
         if self.readonly:
             raise HistoryError(f"history database {self.path} was opened read-only")
-
-    def with_job_id(self, job_id: str) -> list[Run]:
-        """Runs recorded from one job: what a bundle import compares against to refuse a run
-        that is already here."""
-        sql = "SELECT * FROM runs WHERE job_id = ? ORDER BY id"
-        return [_stored(row) for row in self._run(sql, (str(job_id),), fetch="all")]
 
     def list(
         self, experiment: str | None = None, device: str | None = None, limit: int = 500
@@ -250,19 +244,6 @@ def _origin(text: str | None) -> dict[str, Any] | None:
     except ValueError:
         return {}
     return origin if isinstance(origin, dict) else {}
-
-
-class _Empty:
-    """Stands in for a connection to a history file that does not exist (read-only)."""
-
-    def execute(self, *_: Any) -> Any:
-        return self
-
-    def fetchall(self) -> list:
-        return []
-
-    def fetchone(self) -> None:
-        return None
 
 
 def _parsed(text: str | None) -> Any:
