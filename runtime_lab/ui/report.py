@@ -17,6 +17,7 @@ from runtime_lab.report import TAB_ORDER, tab_of
 from runtime_lab.spec import RunSpec, SpecError
 from runtime_lab.view import export as chart_export
 from runtime_lab.view import frames
+from runtime_lab.view.fmt import metric_parts
 from runtime_lab.view.origin import imported_from
 from runtime_lab.view.text import markdown as md
 
@@ -99,10 +100,10 @@ def _summary(rep) -> None:
         for col, metric in zip(st.columns(min(4, len(rep.metrics))) * 4, rep.metrics, strict=False):
             shown = None if metric.help is None else md(metric.help, lines=True)
             # a long value ("92 % (cuda-graph)") is cut off in a metric: its detail goes below
-            value, _, detail = metric.value.partition(" (")
+            value, detail = metric_parts(metric.value)
             col.metric(md(metric.label), md(value), help=shown)
             if detail:
-                col.caption(md("(" + detail))
+                col.caption(md(detail))
     for note in rep.notes:
         st.caption(md(note, lines=True))
 

@@ -186,3 +186,12 @@ def test_the_report_computes_its_figures_once(monkeypatch):
     monkeypatch.setattr(fusion_figures, "ceiling", lambda r: calls.append(r) or real(r))
     rep = registry.build_report(_run(_result()))
     assert len(calls) == 1 and rep.headline  # one figures object, handed down to every part
+
+
+def test_a_metric_value_too_long_for_its_column_is_split_not_cut():
+    from runtime_lab.view.fmt import metric_parts
+
+    assert metric_parts("92 % (cuda-graph)") == ("92 %", "(cuda-graph)")
+    assert metric_parts("0.0597× vs 0.383×") == ("0.0597×", "vs 0.383×")
+    assert metric_parts("0.38× vs 3.67×") == ("0.38× vs 3.67×", "")  # fits: kept whole
+    assert metric_parts("23.3 GB/s") == ("23.3 GB/s", "")
