@@ -13,6 +13,7 @@ class OptionSpec:
     help: str
     choices: tuple[str, ...] = ()
     # "choice" | "multi" (comma list of choices) | "bool" | "int" | "sizes" | "shapes" (sequence)
+    # | "workload" (a name from runtime_lab/workloads) | "params" (name=int pairs of that workload)
     kind: str = "choice"
     low: int = 0
     high: int = 0
@@ -38,6 +39,8 @@ class ExperimentInfo:
     # measured seconds of the page's default Run, per device kind ("cpu", "cuda"), and where
     default_run_s: dict[str, float] = field(default_factory=dict)
     default_run_basis: str = ""
+    # options renamed since runs were recorded: old name → new name (stored runs and links)
+    renamed: dict[str, str] = field(default_factory=dict)
 
 
 MEASURED_DEFAULTS = (

@@ -12,6 +12,7 @@ from typing import Any
 from runtime_lab.options import OptionSpec
 from runtime_lab.quote import cut, given, quote
 from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.workloads.fit import fit
 from runtime_lab.shapes import (
     DTYPES,
     NON_ASCII_DIGITS,
@@ -153,7 +154,17 @@ def _shapes(name: str, value: Any, problems: dict[str, str]) -> str:
         return ""
 
 
+def _renamed(renamed: dict[str, str], given: dict[str, Any]) -> dict[str, Any]:
+    """Options under the names they had when older runs and links were made."""
+    for old, new in renamed.items():
+        if old in given and new not in given:
+            given[new] = given.pop(old)
+    return given
+
+
 def _option(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) -> Any:
+    if spec.kind == "params":
+        return "" if value is None else str(value).strip()
     if spec.kind == "shapes":
         return _shapes(name, value, problems)
     if spec.kind == "multi":
@@ -189,9 +200,11 @@ def build_spec(
         raise SpecError(problems)
     info = EXPERIMENTS[experiment]
     sequence = next((n for n, o in info.options.items() if o.kind == "shapes"), None)
+    workload = next((n for n, o in info.options.items() if o.kind == "workload"), None)
     try:
-        # with a shape sequence the main shape is ignored: the run records the sequence's first
-        dims = parse_shape(shape) if sequence is None else (1,)
+        # with a shape sequence the main shape is ignored: the run records the sequence's first;
+        # with a workload its dims decide (a preset's name is a shape too): checked below
+        dims = parse_shape(shape) if sequence is None and workload is None else (1,)
     except ValueError as exc:
         problems["shape"] = f"{_show(shape)} {exc}"
         dims = (1,)
@@ -204,7 +217,7 @@ def build_spec(
     spec_repeat = _int_in("repeat", repeat, *REPEAT_RANGE, problems)
     spec_seed = _int_in("seed", seed, 0, 2**31 - 1, problems)
     flush = _bool("l2_flush", l2_flush, problems)
-    given = dict(options or {})
+    given = _renamed(info.renamed, dict(options or {}))
     for unknown in sorted(set(given) - set(info.options)):
         allowed = ", ".join(info.options) or "none"
         problems[unknown] = f"is not an option of {experiment}; its options: {allowed}"
@@ -212,6 +225,8 @@ def build_spec(
         name: _option(name, ospec, given.get(name, ospec.default), problems)
         for name, ospec in info.options.items()
     }
+    if workload is not None and workload not in problems:
+        dims, opts["params"] = fit(opts[workload], shape, dtype, opts.get("params"), problems)
     if problems:
         raise SpecError(problems)
     if sequence is not None:
@@ -237,8 +252,14 @@ def spec_from_values(experiment: str, values: dict[str, Any]) -> RunSpec:
     every other key an option. Raises SpecError like build_spec."""
     options = dict(values)
     common = {k: options.pop(k) for k in COMMON_FIELDS if k in options}
-    shape = common.pop("shape", EXPERIMENTS[experiment].default_shape)
+    shape = common.pop("shape", _default_shape(EXPERIMENTS[experiment], options))
     return build_spec(experiment, shape, **common, options=options)
+
+
+def _default_shape(info, options: dict[str, Any]) -> Any:
+    """The experiment's default shape; with a workload chosen, None: the workload's own."""
+    workload = next((n for n, o in info.options.items() if o.kind == "workload"), None)
+    return None if workload and options.get(workload) else info.default_shape
 
 
 def check_against_env(spec: RunSpec, env: dict[str, Any] | None) -> dict[str, str]:

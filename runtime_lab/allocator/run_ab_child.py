@@ -12,7 +12,7 @@ import torch
 from runtime_lab.allocator import memtrace
 from runtime_lab.lab import child
 from runtime_lab.lab.base import torch_dtype
-from runtime_lab.lab.workload import pointwise
+from runtime_lab.workloads.pointwise.op import pointwise
 
 
 def _read(device: torch.device) -> dict:

@@ -63,7 +63,7 @@ def main(args: dict) -> dict:
     a = torch.randn(256, 256, device=device)
     (a @ a).sum().item()
     steps.append(_reading("first cuBLAS call", device, "a 256² matmul: handle, kernels, workspace"))
-    from runtime_lab.lab.workload import pointwise
+    from runtime_lab.workloads.pointwise.op import pointwise
 
     compiled = torch.compile(pointwise, dynamic=False)
     compiled(a, a)

@@ -17,7 +17,7 @@ from runtime_lab.allocator.result import (
 )
 from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab.base import torch_dtype
-from runtime_lab.lab.workload import pointwise
+from runtime_lab.workloads.pointwise.op import pointwise
 
 Calls = list[tuple[tuple[int, ...], str]]
 SLEEP_CYCLES = 100_000_000  # ~50 ms of GPU clock: the side stream is surely busy at the free

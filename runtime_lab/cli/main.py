@@ -54,17 +54,19 @@ def build_parser() -> argparse.ArgumentParser:
     low, high = argcheck.LIMIT_RANGE
     hist.add_argument("--limit", default="20", help=f"rows to list ({low} to {high})")
     # export and import, and runs side by side: their own modules, torch-free
-    from runtime_lab.cli import bundles, compare, delete
+    from runtime_lab.cli import bundles, compare, delete, workloads
 
     bundles.add_parsers(commands)
     compare.add_parser(commands)
     delete.add_parser(commands)
+    workloads.add_parser(commands)
     run = commands.add_parser("run", help="run one experiment in the worker and print its result")
     experiments = run.add_subparsers(dest="experiment", required=True, parser_class=_Parser)
     for info in EXPERIMENTS.values():
         sub = experiments.add_parser(info.name, help=info.summary, description=info.summary)
         sequence = any(o.kind == "shapes" for o in info.options.values())
-        _common_args(sub, info.default_shape, sequence)
+        workload = any(o.kind == "workload" for o in info.options.values())
+        _common_args(sub, info.default_shape, sequence, workload)
         for name, option in info.options.items():
             allowed = f" ({', '.join(option.choices)})" if option.choices else ""
             sub.add_argument(
@@ -76,12 +78,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _common_args(sub: argparse.ArgumentParser, default_shape: str, sequence: bool) -> None:
+def _common_args(
+    sub: argparse.ArgumentParser, default_shape: str, sequence: bool, workload: bool = False
+) -> None:
     # numbers stay strings here so RunSpec validation gives every field the same message style
     shape_help = "1 to 4 dims: 4096x4096, 4096,4096 or '4096 4096'"
     if sequence:
         shape_help = "ignored: --shapes is what runs (the run records its first shape)"
-    sub.add_argument("--shape", default=default_shape, help=shape_help)
+    if workload:
+        shape_help = (
+            "one number per dim of the workload (see `workloads`), e.g. 4096x4096, or a preset's "
+            "name (llama3-8b-4k); default: the workload's own"
+        )
+    sub.add_argument("--shape", default=None if workload else default_shape, help=shape_help)
     dtype_help = f"one of {', '.join(DTYPES)}"
     if sequence:
         dtype_help += "; for the shapes without their own :dtype"
@@ -281,6 +290,10 @@ def _command(args: argparse.Namespace) -> int:
         from runtime_lab.cli import delete
 
         return delete.main(args)
+    if args.command == "workloads":
+        from runtime_lab.cli import workloads
+
+        return workloads.main(args)
     return _run(args)
 
 

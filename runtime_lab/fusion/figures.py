@@ -39,6 +39,8 @@ class ModeFigures:
     ceiling_fraction: float | None = None
     ceiling_pct: float | None = None
     fewer_kernels_but_slower: bool = False
+    achieved_tflops: float | None = None  # the workload's FLOPs over the median time
+    intensity: float | None = None  # FLOPs per byte of this mode's bytes model
 
 
 @dataclass(frozen=True)
@@ -83,10 +85,11 @@ def mode_figures(result: FusionResult, best: float | None) -> tuple[ModeFigures,
     by_mode = {m.mode: m for m in result.modes}
     eager_ms = steady_ms(by_mode["eager"]) if "eager" in by_mode else None
     eager_kernels = by_mode["eager"].kernel_count if "eager" in by_mode else None
-    return tuple(_mode(mode, eager_ms, eager_kernels, best) for mode in result.modes)
+    flops = result.flops_per_call
+    return tuple(_mode(mode, eager_ms, eager_kernels, best, flops) for mode in result.modes)
 
 
-def _mode(mode: ModeResult, eager_ms, eager_kernels, best: float | None) -> ModeFigures:
+def _mode(mode: ModeResult, eager_ms, eager_kernels, best: float | None, flops: int) -> ModeFigures:
     if not mode.timing:
         return ModeFigures(mode.mode, mode.ran, mode.error)
     primary, host = stats(mode.timing.primary_ms), stats(mode.timing.host_ms)
@@ -117,6 +120,8 @@ def _mode(mode: ModeResult, eager_ms, eager_kernels, best: float | None) -> Mode
             and mode.kernel_count < eager_kernels
             and primary.median > eager_ms
         ),
+        achieved_tflops=flops / (primary.median / 1e3) / 1e12 if flops else None,
+        intensity=flops / mode.bytes_moved if flops and mode.bytes_moved else None,
     )
 
 
@@ -183,9 +188,7 @@ def _summary(result, modes, best, source, resources) -> dict[str, Any]:
         "steady_state_ms": {f.mode: f.steady_state_ms for f in modes},
         "achieved_gbps": {f.mode: f.achieved_gbps for f in modes},
         "copy_ceiling_gbps": result.copy_ceiling_gbps,
-        # the bytes model: eager's recorded transfers (the long chain's come from its op list)
-        "predicted_speedup": (eager.transfers_per_element if eager else EAGER_TRANSFERS)
-        / FUSED_TRANSFERS,
+        "predicted_speedup": predicted_speedup(result, eager),
         "measured_speedup": eager_ms / compiled_ms if eager_ms and compiled_ms else None,
         "loop_us_per_call": loops,
         "cuda_graph_inductor_loop_speedup": _ratio(loops, "cuda-graph-inductor"),
@@ -199,6 +202,8 @@ def _summary(result, modes, best, source, resources) -> dict[str, Any]:
     if mega:  # only runs that asked for it: older runs keep the summary they had
         found["mega_cache_s"] = mega.first_call_s
         found["mega_cache_artifact_bytes"] = mega.artifact_bytes
+    if result.ideal_bytes:  # recorded since the workload catalog
+        found |= workload_figures(result, modes)
     if result.device_limits:  # recorded with kernel resources: each mode's main kernel
         found |= resource_figures(result, resources)
     if result.timed_before_profiling:
@@ -213,6 +218,32 @@ def _summary(result, modes, best, source, resources) -> dict[str, Any]:
             "max_ceiling_pct": max(pcts, default=None),
         }
     return found
+
+
+def predicted_speedup(result: FusionResult, eager: ModeResult | None) -> float | None:
+    """Eager's bytes over the ideal model's: the speed-up fusion promises if both are bound
+    by memory bandwidth (older runs: eager's element transfers over the fused 3)."""
+    if result.ideal_bytes:
+        return result.eager_bytes / result.ideal_bytes
+    return (eager.transfers_per_element if eager else EAGER_TRANSFERS) / FUSED_TRANSFERS
+
+
+def workload_figures(result: FusionResult, modes) -> dict[str, Any]:
+    """The catalog's figures (runs since the workload catalog): bytes, FLOPs, both ceilings."""
+    return {
+        "workload": result.variant,
+        "params": dict(result.params),
+        "bound": result.bound,
+        "ideal_bytes": result.ideal_bytes,
+        "eager_bytes": result.eager_bytes,
+        "flops_per_call": result.flops_per_call,
+        "arithmetic_intensity": (
+            result.flops_per_call / result.ideal_bytes if result.ideal_bytes else None
+        ),
+        "achieved_tflops": {f.mode: f.achieved_tflops for f in modes if f.achieved_tflops},
+        "matmul_tflops": result.matmul_tflops,
+        "peak_tflops": result.peak_tflops,
+    }
 
 
 def resource_figures(result: FusionResult, resources: pd.DataFrame | None = None) -> dict[str, Any]:

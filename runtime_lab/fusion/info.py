@@ -3,7 +3,7 @@
 from runtime_lab.options import MEASURED_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
 
-WORKLOADS = ("pointwise", "long-chain")  # runtime_lab/lab/workload.py builds each one
+from runtime_lab.workloads.registry import NAMES as WORKLOADS
 
 FUSION_MODES = (
     "eager",
@@ -19,22 +19,23 @@ INFO = ExperimentInfo(
     name="fusion",
     title="Fusion & compile",
     summary=(
-        "silu(x + y) * (x - y), eager vs torch.compile: kernels from the profiler, tolerance, "
-        "cold and warm compile latency, steady-state time, bytes moved against the copy ceiling."
+        "a workload (softmax, norms, MLP, attention, … or the seed's silu(x + y) * (x - y)), eager "
+        "vs torch.compile: kernels from the profiler, tolerance, cold and warm compile latency, "
+        "steady-state time, bytes or FLOPs against a measured ceiling."
     ),
     icon=":material/bolt:",
     intro=(
-        "The workload is **silu(x + y) * (x − y)**. Eager PyTorch runs it as four kernels "
-        "(add, sub, silu, mul), each reading its inputs from memory and writing its "
-        "result back: 11 element transfers per output element. Inductor fuses it into one "
-        "kernel that reads x and y once and writes the output once: 3 transfers, so a "
-        "memory-bound call should be up to 11/3 ≈ 3.7× faster. The lab checks every mode "
-        "against eager first, then shows the kernels the profiler saw, what compiling "
-        "costs (cold, warm cache, warm process), and how close each mode gets to the "
-        "measured copy bandwidth. The **long-chain** variant is the what-if: 16 dependent "
-        "steps h = y + c·h whose results all stay live until their sum is known (62 eager "
-        "kernels, one fused kernel holding 16 values per element in registers), to show what "
-        "register pressure does to the fused kernel's occupancy."
+        "Pick a **workload** from the catalog. The default is the seed chapter's "
+        "**silu(x + y) * (x − y)**: eager PyTorch runs it as four kernels, each reading its "
+        "inputs from memory and writing its result back (11 element transfers per output "
+        "element), where Inductor's one fused kernel reads x and y once and writes once (3). "
+        "The others are the operators engineers run (softmax, norms, a SwiGLU MLP, a GEMM with "
+        "its epilogue, attention, cross-entropy, RoPE, a Transformer block): each says what to "
+        "look for. The lab checks every mode against eager (and a float64 reference) first, "
+        "then shows the kernels the profiler saw, what compiling costs (cold, warm cache, warm "
+        "process), and where each mode sits on the roofline: GB/s against the measured copy "
+        "bandwidth for memory-bound workloads, TFLOP/s against a measured matmul for "
+        "compute-bound ones."
     ),
     default_shape="4096x4096",
     cpu_defaults={"shape": "1024x1024", "modes": "eager,inductor,dynamo-eager"},
@@ -44,6 +45,7 @@ INFO = ExperimentInfo(
     ),
     default_run_s={"cpu": 37.5, "cuda": 16.6},
     default_run_basis=BASIS,
+    renamed={"variant": "workload"},  # runs and links from before the catalog
     options={
         "modes": OptionSpec(
             default="eager,inductor,inductor-reduce-overhead,dynamo-eager,cuda-graph",
@@ -51,13 +53,17 @@ INFO = ExperimentInfo(
             choices=FUSION_MODES,
             kind="multi",
         ),
-        "variant": OptionSpec(
+        "workload": OptionSpec(
             default="pointwise",
-            help=(
-                "the workload: silu(x + y) * (x - y), or long-chain (16 live intermediates per "
-                "element: a fused kernel with heavy register use)"
-            ),
+            help="the function every mode runs (python -m runtime_lab workloads lists them)",
             choices=WORKLOADS,
+            kind="workload",
+        ),
+        "params": OptionSpec(
+            default="",
+            help="the workload's fixed parameters as name=integer (empty: its defaults or the "
+            "preset's), e.g. intermediate=14336",
+            kind="params",
         ),
         "fullgraph": OptionSpec(default=True, help="torch.compile(fullgraph=...)", kind="bool"),
         "dynamic": OptionSpec(

@@ -6,7 +6,7 @@ import types
 
 import torch
 
-from runtime_lab.lab.workload import WORKLOADS
+from runtime_lab.workloads.registry import op_module
 from runtime_lab.spec import RunSpec
 
 LOOP_CALLS = 200  # back-to-back calls: launch overhead shows, as in a real loop
@@ -26,12 +26,15 @@ def _compiled(mode: str, spec: RunSpec, fresh: bool):
     """torch.compile of the workload for a mode. Each mode compiles its own copy of the code
     object: Dynamo caches (and counts toward recompile_limit) per code object, so modes must
     not share one."""
-    variant = spec.option("variant")
-    key = (mode, spec.option("fullgraph"), spec.option("dynamic"), variant)
+    workload = spec.option("workload")
+    key = (mode, spec.option("fullgraph"), spec.option("dynamic"), workload)
     if fresh or key not in _COMPILED:
-        work = WORKLOADS[variant]
-        name = f"{work.__name__}_{mode.replace('-', '_')}"
-        fn = types.FunctionType(work.__code__.replace(), work.__globals__, name)
+        work = op_module(workload).fn
+        name = f"{workload.replace('-', '_')}_{mode.replace('-', '_')}"
+        fn = types.FunctionType(
+            work.__code__.replace(), work.__globals__, name, work.__defaults__, work.__closure__
+        )
+        fn.__kwdefaults__ = work.__kwdefaults__
         dynamic = {"auto": None, "false": False, "true": True}[spec.option("dynamic")]
         kwargs = {"fullgraph": spec.option("fullgraph"), "dynamic": dynamic}
         if mode == "dynamo-eager":
@@ -43,31 +46,33 @@ def _compiled(mode: str, spec: RunSpec, fresh: bool):
     return _COMPILED[key]
 
 
-def build(mode: str, spec: RunSpec, x: torch.Tensor, y: torch.Tensor, fresh: bool = False):
-    """The callable for a mode (compiling modes compile on their first call)."""
-    work = WORKLOADS[spec.option("variant")]
+def build(mode: str, spec: RunSpec, inputs: tuple, fresh: bool = False):
+    """The callable for a mode over the workload's inputs (compiling modes compile on their
+    first call)."""
+    work = op_module(spec.option("workload")).fn
     if mode == "eager":
-        return lambda: work(x, y)
+        return lambda: work(*inputs)
     if mode == "cuda-graph":
-        return _cuda_graph(work, x, y)
+        return _cuda_graph(work, inputs)
     if mode == "cuda-graph-inductor":
-        return _cuda_graph(_compiled("inductor", spec, fresh), x, y)
+        return _cuda_graph(_compiled("inductor", spec, fresh), inputs)
     compiled = _compiled(mode, spec, fresh)
-    return lambda: compiled(x, y)
+    return lambda: compiled(*inputs)
 
 
-def _cuda_graph(fn, x: torch.Tensor, y: torch.Tensor):
-    """Capture fn(x, y) once (eager: four kernels; compiled: the fused one); a call is a replay.
-    The warm-up also compiles a compiled fn, so nothing compiles during capture."""
-    side = torch.cuda.Stream(x.device)
-    side.wait_stream(torch.cuda.current_stream(x.device))
+def _cuda_graph(fn, inputs: tuple):
+    """Capture fn(*inputs) once (eager: its kernels; compiled: the fused ones); a call is a
+    replay. The warm-up also compiles a compiled fn, so nothing compiles during capture."""
+    device = next(t.device for t in inputs if isinstance(t, torch.Tensor))
+    side = torch.cuda.Stream(device)
+    side.wait_stream(torch.cuda.current_stream(device))
     with torch.cuda.stream(side):  # warm up off the capture stream, as the CUDA graph docs do
         for _ in range(3):
-            fn(x, y)
-    torch.cuda.current_stream(x.device).wait_stream(side)
+            fn(*inputs)
+    torch.cuda.current_stream(device).wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        static_out = fn(x, y)
+        static_out = fn(*inputs)
 
     def replay():
         graph.replay()

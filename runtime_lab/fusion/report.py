@@ -15,6 +15,8 @@ from runtime_lab.fusion import frames_kernels as fk
 from runtime_lab.fusion import report_checks as checks
 from runtime_lab.fusion import report_kernels as rk
 from runtime_lab.fusion import report_notes
+from runtime_lab.fusion import report_workload as rw
+from runtime_lab.fusion.charts_roofline import roofline_chart, roofline_frame, roofs_frame
 from runtime_lab.fusion.charts import fmt_seconds
 from runtime_lab.fusion.figures import FusionFigures, figures
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
@@ -33,7 +35,8 @@ def _kernels_word(value: float | None) -> str:
 
 def _headline(result: FusionResult, key: Mapping[str, Any], by: dict[str, ModeResult]) -> str:
     device = "CPU" if result.device == "cpu" else result.device
-    head = f"fusion {device} {'x'.join(map(str, result.shape))} {result.dtype}"
+    named = f" {result.variant}" if rw.catalog_run(result) or result.variant != "pointwise" else ""
+    head = f"fusion{named} {device} {'x'.join(map(str, result.shape))} {result.dtype}"
     eager, compiled = by.get("eager"), key["compiled_mode"]
     if not compiled:
         return f"{head}: no compiled mode ran"
@@ -89,7 +92,10 @@ def _metrics(key: Mapping[str, Any], modes, by: dict[str, ModeResult]) -> list[M
         Metric(
             "speed-up: measured vs predicted",
             f"{'—' if measured is None else f'{measured:.2f}×'} vs {key['predicted_speedup']:.2f}×",
-            f"predicted from the bytes model ({eager_transfers} vs {FUSED_TRANSFERS} element "
+            "predicted from the bytes model (eager's op list over the ideal bytes), if both are "
+            "bound by memory bandwidth"
+            if "ideal_bytes" in key
+            else f"predicted from the bytes model ({eager_transfers} vs {FUSED_TRANSFERS} element "
             "transfers), if both are bound by memory bandwidth",
         ),
         Metric(
@@ -115,6 +121,7 @@ TAB_OF = (
     ("Steady-state", "Timing"),
     ("Three clocks", "Timing"),
     ("Bandwidth", "Timing"),
+    ("Roofline", "Timing"),
     ("Sweep", "Timing"),
     ("Modes", "Timing"),
 )
@@ -143,6 +150,16 @@ def _charts(
             (
                 f"Bandwidth: achieved GB/s against the {source} ceiling",
                 fc.roofline_chart(modes, best, source),
+            )
+        )
+    points = roofline_frame(result, fig.modes)
+    if not points.empty:
+        memory = best if best else None
+        roofs = roofs_frame(points, memory, result.matmul_tflops)
+        found.append(
+            (
+                "Roofline: achieved TFLOP/s against arithmetic intensity (measured roofs)",
+                roofline_chart(points, roofs, result.peak_tflops),
             )
         )
     samples = ff.timing_samples(result)
@@ -233,11 +250,15 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
     return Report(
         headline=_headline(result, key, by),
         ok=ok,
-        metrics=(*_metrics(key, modes, by), *checks.metrics(result, fig)),
+        metrics=(*_metrics(key, modes, by), *rw.metrics(result, fig), *checks.metrics(result, fig)),
         charts=charts,
         tables=tuple(tables),
         tabs=_tabs([t for t, *_ in (*charts, *tables, *code)]),
-        notes=(*report_notes.notes(run, result, key, modes, compile_long), *kernel_views.notes),
+        notes=(
+            *rw.notes(result, fig),
+            *report_notes.notes(run, result, key, modes, compile_long),
+            *kernel_views.notes,
+        ),
         downloads=tuple(_downloads(run, result, kernels)),
         code=code,
         warnings=tuple(checks.warnings(result, fig, modes)),

@@ -73,6 +73,15 @@ class SweepPoint:
 
 
 @dataclass(frozen=True)
+class EagerOp:
+    """One aten op eager ran (recorded at the dispatcher), with the bytes it read and wrote."""
+
+    op: str
+    read_bytes: int
+    write_bytes: int
+
+
+@dataclass(frozen=True)
 class FusionResult:
     device: str
     dtype: str
@@ -94,7 +103,19 @@ class FusionResult:
     # False in runs recorded before every timed phase ran ahead of the job's profiler sessions;
     # their report and CLI summary stay as they were recorded
     timed_before_profiling: bool = False
-    variant: str = "pointwise"  # the workload (lab/workload.py WORKLOADS)
+    variant: str = "pointwise"  # the workload's name (runtime_lab/workloads), as recorded
+    params: tuple[tuple[str, int], ...] = ()  # the workload's parameters as run
+    bound: str = "memory"  # the workload's declared bound: which ceiling its roofline reads
+    # the bytes model, per call: each input read once and each output written once (ideal),
+    # and what eager's op list reads and writes; 0 in runs from before the catalog
+    ideal_bytes: int = 0
+    eager_bytes: int = 0
+    eager_ops: tuple[EagerOp, ...] = ()
+    flops_per_call: int = 0  # the workload's FLOP count (multiply-add = 2); 0: not declared
+    matmul_tflops: float | None = None  # measured n³ matmul in the job's dtype: compute ceiling
+    matmul_detail: str = ""
+    peak_tflops: float | None = None  # the datasheet's dense peak, where the lab knows the GPU
+    peak_detail: str = ""
     # the GPU's occupancy limits; None on CPU and in older runs (limits_note says why, if asked)
     device_limits: DeviceLimits | None = None
     limits_note: str = ""

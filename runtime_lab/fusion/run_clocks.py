@@ -8,7 +8,7 @@ from dataclasses import replace
 import torch
 
 from runtime_lab import config
-from runtime_lab.fusion.result import FUSED_TRANSFERS, ClockReading, ModeResult
+from runtime_lab.fusion.result import ClockReading, ModeResult
 from runtime_lab.lab.clocks import benchmark_clock, do_bench_clock
 from runtime_lab.lab.profiling import launch_order, profile_calls
 from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES
@@ -39,37 +39,39 @@ def mode_clocks(fn, timing: Timing, device: torch.device) -> tuple[ClockReading,
     return tuple(found)
 
 
-def profile_mode(mode: ModeResult, fn, device: torch.device, ops: tuple = ()) -> ModeResult:
+def profile_mode(
+    mode: ModeResult, fn, device: torch.device, ops: tuple = (), fused: bool = False
+) -> ModeResult:
     """Kernel list and Chrome trace of a few warm calls. Called only after every timed phase of
     the job: a profiler session leaves the process slower (H200: eager 256² 40 → 45 µs/call).
-    ops: the workload's op list (lab/workload.op_list), for each kernel's bytes per launch."""
+    ops: eager's op list with bytes (workloads/ops.eager_call), for each kernel's bytes per
+    launch; fused: the mode runs Inductor's code (one kernel then moves the whole call's bytes)."""
     trace = config.data_dir() / "traces" / f"{uuid.uuid4().hex[:12]}-{mode.mode}.json"
     try:
         kernels = profile_calls(fn, device, PROFILED_CALLS, trace)
         if device.type == "cuda":
-            kernels = _with_bytes(kernels, mode, launch_order(trace), ops)
+            kernels = _with_bytes(kernels, mode, launch_order(trace), ops, fused)
     except Exception as exc:  # the timings stand; say why there is no kernel list
         return replace(mode, error=f"profiling failed: {type(exc).__name__}: {exc}"[:2000])
     count = sum(k.calls_per_run for k in kernels if device.type == "cuda" or _is_compute(k.name))
     return replace(mode, kernels=kernels, kernel_count=count, trace_file=str(trace))
 
 
-def _with_bytes(kernels: tuple, mode: ModeResult, order: tuple, ops: tuple) -> tuple:
+def _with_bytes(kernels: tuple, mode: ModeResult, order: tuple, ops: tuple, fused: bool) -> tuple:
     """Each kernel's share of the bytes model. A fused mode's one kernel moves the whole call's
     bytes; an unfused mode launches one kernel per op in op order, so the k-th launch of a call
     moves op k's reads + writes (a name launched for several ops: their mean). Anything else
     (extra launches, several fused kernels) is left unknown rather than guessed."""
-    element = mode.bytes_moved // max(1, mode.transfers_per_element)  # bytes of one transfer
-    if mode.transfers_per_element == FUSED_TRANSFERS and len(kernels) == 1:
+    if fused and len(kernels) == 1:
         if kernels[0].calls_per_run == 1:
             return (replace(kernels[0], bytes_per_launch=mode.bytes_moved),)
         return kernels
-    if not ops or len(order) != len(ops) * PROFILED_CALLS:
+    if fused or not ops or len(order) != len(ops) * PROFILED_CALLS:
         return kernels
     moved: dict[str, list[int]] = {}
     for i, name in enumerate(order):
-        _, reads, writes = ops[i % len(ops)]
-        moved.setdefault(name, []).append((reads + writes) * element)
+        op = ops[i % len(ops)]
+        moved.setdefault(name, []).append(op.read_bytes + op.write_bytes)
     return tuple(
         replace(k, bytes_per_launch=round(sum(moved[k.name]) / len(moved[k.name])))
         if k.name in moved

@@ -13,7 +13,7 @@ from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab.base import Context
 from runtime_lab.lab.compile_trace import capture, evidence
 from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES
-from runtime_lab.lab.workload import pointwise
+from runtime_lab.workloads.pointwise.op import pointwise
 from runtime_lab.recompiles import run_calls as rc
 from runtime_lab.recompiles import run_cudagraphs as rg
 from runtime_lab.recompiles.breaks import run_variant

@@ -8,7 +8,7 @@ import torch
 
 from runtime_lab.lab.base import Context, torch_dtype
 from runtime_lab.lab.timing import measure
-from runtime_lab.lab.workload import pointwise
+from runtime_lab.workloads.pointwise.op import pointwise
 from runtime_lab.recompiles.result import CallRecord
 from runtime_lab.results import Stats, stats
 from runtime_lab.shapes import entry_text

@@ -7,6 +7,7 @@ from typing import Any
 import streamlit as st
 
 import runtime_lab.ui.links as links
+import runtime_lab.ui.workload_pick as wp
 from runtime_lab.env import gpu_likely
 from runtime_lab.options import form_defaults
 from runtime_lab.registry import EXPERIMENTS
@@ -21,6 +22,7 @@ from runtime_lab.spec import (
 )
 from runtime_lab.store.estimate import estimate
 from runtime_lab.view.text import markdown as markdown_text
+from runtime_lab.workloads.registry import WORKLOADS
 
 
 def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] | None = None):
@@ -39,10 +41,18 @@ def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] |
     sequences = [name for name, o in info.options.items() if o.kind == "shapes"]
     for name in sequences:
         _sequence_presets(experiment, name, values[name], profile)
+    workload = wp.option_name(info)
+    chosen = wp.picker(info, values, profile, full) if workload else None
     with st.form(f"form-{experiment}"):
         cells = iter(st.columns(3))
         shape = values["shape"]  # with a shape sequence the main shape is ignored: no input
-        if not sequences:
+        if workload:  # the picker above fills it (session state), so no value here
+            shape = next(cells).text_input(
+                "Shape",
+                help=f"{WORKLOADS[chosen].dims_text}: one number per dim, or a preset's name",
+                key=wp.keys(experiment, profile)["shape"],
+            )
+        elif not sequences:
             shape = next(cells).text_input(
                 "Shape",
                 values["shape"],
@@ -85,7 +95,10 @@ def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] |
             value=bool(values["l2_flush"]),
             key=f"{experiment}-{profile}-l2_flush",
         )
-        options = _option_inputs(info.options, experiment, values, profile)
+        shown = {n: o for n, o in info.options.items() if n != workload}
+        options = _option_inputs(shown, experiment, values, profile)
+        if workload:
+            options[workload] = chosen
         submitted = st.form_submit_button("Run", type="primary")
     _defaults_note(info, env, gpu, full, past)
     for name, problem in link_problems.items():
@@ -223,6 +236,9 @@ def _option_input(name: str, option, experiment: str, default: Any, profile: str
         return st.multiselect(name, option.choices, default=chosen, help=option.help, key=key)
     if option.kind == "sizes":
         return st.text_input(name, str(default), help=option.help, key=key)
+    if option.kind == "params":  # the workload picker fills it (session state)
+        st.session_state.setdefault(key, str(default or ""))
+        return st.text_input(name, help=option.help, key=key)
     if option.choices:
         index = option.choices.index(default)
         return st.selectbox(name, option.choices, index=index, help=option.help, key=key)

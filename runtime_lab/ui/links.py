@@ -52,13 +52,26 @@ def from_query(
     for key, raw in query.items():
         if key in STREAMLIT_KEYS:
             continue
+        key = info.renamed.get(key, key)  # a link from before an option's rename
         try:
             values[key] = _value(info, key, str(raw), devices)
         except ValueError as exc:  # a long unknown name is cut too: the page shows it
             problems[cut(key)] = str(exc)
+    if "shape" not in query:  # a link naming a workload but no shape: the workload's own
+        values = _workload_shape(info, values)
     if not problems:
         problems = _spec_problems(info, values)
     return values, problems
+
+
+def _workload_shape(info: ExperimentInfo, values: dict[str, Any]) -> dict[str, Any]:
+    from runtime_lab.workloads.registry import WORKLOADS
+
+    name = next((values.get(n) for n, o in info.options.items() if o.kind == "workload"), None)
+    work = WORKLOADS.get(name) if name else None
+    if work is None or len(str(values.get("shape", "")).split("x")) == len(work.dims):
+        return values
+    return values | {"shape": "x".join(map(str, work.cpu_shape))}
 
 
 def _value(info: ExperimentInfo, key: str, raw: str, devices: list[str]) -> Any:

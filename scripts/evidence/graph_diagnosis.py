@@ -15,7 +15,7 @@ import torch
 
 from runtime_lab.fusion import modes
 from runtime_lab.lab.timing import measure, measure_loop
-from runtime_lab.lab.workload import pointwise
+from runtime_lab.workloads.pointwise.op import pointwise
 from runtime_lab.spec import build_spec
 
 dev = torch.device("cuda:0")

@@ -11,7 +11,7 @@ import torch
 from benchmarks.harness import Bench
 from runtime_lab.lab import probe, tooling
 from runtime_lab.lab.timing import measure_loop
-from runtime_lab.lab.workload import pointwise
+from runtime_lab.workloads.pointwise.op import pointwise
 from runtime_lab.spec import build_spec
 
 dev = torch.device("cuda:0")

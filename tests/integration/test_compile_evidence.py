@@ -161,7 +161,7 @@ def test_capture_on_cpu_names_the_four_aten_ops_and_builds_a_report(data_dir):
 
     from runtime_lab.lab import compile_tools as ct
     from runtime_lab.lab.compile_trace import capture, evidence
-    from runtime_lab.lab.workload import pointwise
+    from runtime_lab.workloads.pointwise.op import pointwise
 
     level = logs.trace_log.level
     ct.reset()

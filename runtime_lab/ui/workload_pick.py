@@ -1,0 +1,89 @@
+"""The form's workload choice: a picker above the form, what to look for, presets that fill it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from runtime_lab.options import ExperimentInfo
+from runtime_lab.view.text import markdown
+from runtime_lab.workloads.declare import WorkloadInfo, shape_text
+from runtime_lab.workloads.fit import params_text
+from runtime_lab.workloads.registry import WORKLOADS
+
+TYPED = "as typed"
+
+
+def option_name(info: ExperimentInfo) -> str | None:
+    """The experiment's workload option, if it has one."""
+    return next((n for n, o in info.options.items() if o.kind == "workload"), None)
+
+
+def keys(experiment: str, profile: str) -> dict[str, str]:
+    """Session keys of the picker and of the form's inputs it fills."""
+    base = f"{experiment}-{profile}"
+    return {
+        "workload": f"{base}-workload",
+        "preset": f"{base}-workload-preset",
+        "shape": f"{base}-shape",
+        "params": f"{base}-params",
+    }
+
+
+def picker(info: ExperimentInfo, values: dict[str, Any], profile: str, full: bool) -> str:
+    """Above the form (a form's widgets act only on Run): choosing a workload puts its shape
+    in the form, a preset its model's shape and parameters. Returns the workload chosen."""
+    name = option_name(info)
+    key = keys(info.name, profile)
+    st.session_state.setdefault(key["workload"], values[name])
+    st.session_state.setdefault(key["shape"], str(values["shape"]))
+    st.session_state.setdefault(key["params"], str(values.get("params") or ""))
+    left, right = st.columns([3, 2])
+    chosen = left.selectbox(
+        "Workload",
+        list(WORKLOADS),
+        format_func=lambda n: f"{n}: {WORKLOADS[n].title}",
+        key=key["workload"],
+        on_change=_use_workload,
+        args=(key, full),
+        help="the function every mode runs; choosing one puts its shape in the form",
+    )
+    work = WORKLOADS[chosen]
+    right.selectbox(
+        "Preset shape",
+        [TYPED, *(p.name for p in work.presets)],
+        format_func=lambda p: p if p == TYPED else _preset_label(work, p),
+        key=key["preset"],
+        on_change=_use_preset,
+        args=(key,),
+        help="a shape from a model config: fills the shape (and parameters) below",
+    )
+    st.caption(markdown(_about(work)))
+    return chosen
+
+
+def _about(work: WorkloadInfo) -> str:
+    params = ", ".join(f"{k} {v}" for k, v in work.params)
+    dims = f"shape: {work.dims_text}" + (f"; parameters: {params}" if params else "")
+    return f"{work.formula} · {work.bound}-bound · {dims}. {work.look_for}"
+
+
+def _preset_label(work: WorkloadInfo, name: str) -> str:
+    found = work.preset(name)
+    return f"{name}: {found.shape_text}" if found else name
+
+
+def _use_workload(key: dict[str, str], full: bool) -> None:
+    work = WORKLOADS[st.session_state[key["workload"]]]
+    st.session_state[key["shape"]] = shape_text(work.default_shape if full else work.cpu_shape)
+    st.session_state[key["params"]] = "" if full else params_text(dict(work.cpu_params))
+    st.session_state[key["preset"]] = TYPED
+
+
+def _use_preset(key: dict[str, str]) -> None:
+    work = WORKLOADS[st.session_state[key["workload"]]]
+    found = work.preset(st.session_state[key["preset"]])
+    if found is not None:
+        st.session_state[key["shape"]] = found.shape_text
+        st.session_state[key["params"]] = params_text(dict(found.params))

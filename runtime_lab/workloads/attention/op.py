@@ -1,0 +1,37 @@
+"""attention, the worker's half: causal SDPA, and an explicit masked reference for float64."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+# flash / cuDNN kernels accumulate in fp32 but round P to bf16 / fp16 before P·v
+TOLERANCES = {"bfloat16": (2e-2, 2e-2), "float16": (2e-3, 2e-3)}
+
+
+def inputs(shape, params, dtype, device, generator):
+    return tuple(
+        torch.randn(shape, generator=generator, device=device, dtype=dtype) for _ in range(3)
+    )
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+fn = attention
+
+
+def reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """Causal attention written out, so the float64 answer depends on no SDPA backend."""
+    seq = q.shape[-2]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    mask = torch.ones(seq, seq, dtype=torch.bool, device=q.device).tril()
+    return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1) @ v
+
+
+def flops(shape, params, tensors) -> int:
+    batch, heads, seq, dim = shape
+    return 2 * 2 * batch * heads * seq * seq * dim // 2  # q·kᵀ and P·v, half of it masked

@@ -1,0 +1,81 @@
+"""A workload's declaration, the part without torch: dims, parameters, presets, dtypes, bound."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+BOUNDS = ("memory", "compute")
+ALL_DTYPES = ("float32", "bfloat16", "float16")
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named shape taken from a model config (with the parameters that config fixes)."""
+
+    name: str
+    shape: tuple[int, ...]
+    params: tuple[tuple[str, int], ...] = ()
+    source: str = ""  # which config, and which token count
+
+    @property
+    def shape_text(self) -> str:
+        return "x".join(str(d) for d in self.shape)
+
+
+@dataclass(frozen=True)
+class WorkloadInfo:
+    """What the pages, the CLI and the spec check read; the worker's half is the op module."""
+
+    name: str
+    title: str
+    look_for: str  # one paragraph: what to look for when this workload runs
+    dims: tuple[str, ...]  # named dimensions, in shape order: ("tokens", "hidden")
+    default_shape: tuple[int, ...]  # a GPU-sized shape
+    cpu_shape: tuple[int, ...]  # a shape a 2-core CPU runs through every mode in seconds
+    bound: str  # "memory" | "compute": which roofline ceiling its figure is read against
+    formula: str = ""  # the function as one line of maths, for the form and the report
+    params: tuple[tuple[str, int], ...] = ()  # fixed parameters and their defaults
+    cpu_params: tuple[tuple[str, int], ...] = ()  # the CPU form's (beside cpu_shape)
+    presets: tuple[Preset, ...] = ()
+    dtypes: tuple[str, ...] = ALL_DTYPES
+    dynamic_dims: tuple[str, ...] = ()  # dims that vary in real use (tokens, seq, batch)
+    origin: str = "built-in"  # "built-in" | the user's file (issue 29)
+    extra: dict[str, str] = field(default_factory=dict)  # free notes, e.g. what it models
+
+    @property
+    def dims_text(self) -> str:
+        return " × ".join(self.dims)
+
+    def param_defaults(self) -> dict[str, int]:
+        return dict(self.params)
+
+    def preset(self, name: str) -> Preset | None:
+        return next((p for p in self.presets if p.name == name.strip().lower()), None)
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    return "x".join(str(d) for d in shape)
+
+
+# model configs the presets come from (hidden, intermediate, heads, kv heads, head_dim, vocab)
+LLAMA3_8B = {"hidden": 4096, "intermediate": 14336, "heads": 32, "head_dim": 128, "vocab": 128256}
+QWEN25_7B = {"hidden": 3584, "intermediate": 18944, "heads": 28, "head_dim": 128, "vocab": 152064}
+LLAMA32_1B = {"hidden": 2048, "intermediate": 8192, "heads": 32, "head_dim": 64, "vocab": 128256}
+MODELS = {"llama3-8b": LLAMA3_8B, "qwen2.5-7b": QWEN25_7B, "llama3.2-1b": LLAMA32_1B}
+SOURCES = {
+    "llama3-8b": "Llama-3-8B config",
+    "qwen2.5-7b": "Qwen2.5-7B config",
+    "llama3.2-1b": "Llama-3.2-1B config",
+}
+
+
+def model_presets(shape_of, params_of=None, tokens=(4096,)) -> tuple[Preset, ...]:
+    """One preset per model config and token count: shape_of(config, tokens) → shape."""
+    found = []
+    for model, cfg in MODELS.items():
+        for n in tokens:
+            params = tuple(sorted((params_of(cfg) if params_of else {}).items()))
+            name = f"{model}-{n // 1024}k" if n % 1024 == 0 else f"{model}-{n}"
+            source = f"{SOURCES[model]}, {n} tokens"
+            found.append(Preset(name, tuple(shape_of(cfg, n)), params, source))
+    return tuple(found)

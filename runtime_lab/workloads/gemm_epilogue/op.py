@@ -1,0 +1,26 @@
+"""gemm_epilogue, the worker's half: (m × k) @ (k × n) + bias, then the erf GELU."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+
+def inputs(shape, params, dtype, device, generator):
+    m, k, n = shape
+    a = torch.randn(m, k, generator=generator, device=device, dtype=dtype)
+    b = torch.randn(k, n, generator=generator, device=device, dtype=dtype) * k**-0.5
+    bias = 0.1 * torch.randn(n, generator=generator, device=device, dtype=dtype)
+    return a, b, bias
+
+
+def gemm_epilogue(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    return F.gelu(a @ b + bias)
+
+
+fn = gemm_epilogue
+
+
+def flops(shape, params, tensors) -> int:
+    m, k, n = shape
+    return 2 * m * k * n + 10 * m * n  # the GEMM, then bias and GELU per output element

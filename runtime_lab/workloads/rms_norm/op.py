@@ -1,0 +1,29 @@
+"""rms_norm, the worker's half: HF LlamaRMSNorm written out (eps 1e-6)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+EPS = 1e-6
+
+
+def inputs(shape, params, dtype, device, generator):
+    tokens, hidden = shape
+    x = torch.randn(tokens, hidden, generator=generator, device=device, dtype=dtype)
+    w = 1 + 0.1 * torch.randn(hidden, generator=generator, device=device, dtype=dtype)
+    return x, w
+
+
+def rms_norm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    x32 = x.float()
+    out = x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + EPS)
+    return w * out.to(x.dtype)
+
+
+fn = rms_norm
+
+
+def flops(shape, params, tensors) -> int:
+    return 5 * math.prod(shape)  # square, sum, scale, weight; one rsqrt per row

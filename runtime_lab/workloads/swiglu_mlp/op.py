@@ -1,0 +1,30 @@
+"""swiglu_mlp, the worker's half: weights as plain tensors, scaled so outputs stay O(1)."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+
+def inputs(shape, params, dtype, device, generator):
+    tokens, hidden = shape
+    inter = params["intermediate"]
+
+    def weight(rows: int, cols: int) -> torch.Tensor:
+        w = torch.randn(rows, cols, generator=generator, device=device, dtype=dtype)
+        return w * cols**-0.5
+
+    x = torch.randn(tokens, hidden, generator=generator, device=device, dtype=dtype)
+    return x, weight(inter, hidden), weight(inter, hidden), weight(hidden, inter)
+
+
+def swiglu_mlp(x, w_gate, w_up, w_down) -> torch.Tensor:
+    return F.linear(F.silu(F.linear(x, w_gate)) * F.linear(x, w_up), w_down)
+
+
+fn = swiglu_mlp
+
+
+def flops(shape, params, tensors) -> int:
+    tokens, hidden = shape
+    return 3 * 2 * tokens * hidden * params["intermediate"]
