@@ -12,13 +12,13 @@ from typing import Any
 from runtime_lab.options import OptionSpec
 from runtime_lab.quote import cut, given, quote
 from runtime_lab.registry import EXPERIMENTS
-from runtime_lab.workloads.fit import fit
 from runtime_lab.shapes import (
     DTYPES,
     NON_ASCII_DIGITS,
     canonical,
     parse_shape,
 )
+from runtime_lab.workloads.fit import fit
 
 WARMUP_RANGE = (0, 1000)
 REPEAT_RANGE = (1, 10000)

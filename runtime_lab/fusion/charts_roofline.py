@@ -32,8 +32,14 @@ def roofline_frame(result: FusionResult, figures: Sequence[ModeFigures]) -> pd.D
     return pd.DataFrame(rows, columns=list(_COLUMNS))
 
 
-_COLUMNS = ("mode", "intensity", "achieved_tflops", "achieved_gbps", "bytes_per_call",
-            "steady_state_ms")
+_COLUMNS = (
+    "mode",
+    "intensity",
+    "achieved_tflops",
+    "achieved_gbps",
+    "bytes_per_call",
+    "steady_state_ms",
+)
 
 
 def roofs_frame(

@@ -2,7 +2,6 @@
 
 from runtime_lab.options import MEASURED_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
-
 from runtime_lab.workloads.registry import NAMES as WORKLOADS
 
 FUSION_MODES = (

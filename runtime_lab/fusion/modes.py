@@ -6,8 +6,8 @@ import types
 
 import torch
 
-from runtime_lab.workloads.registry import op_module
 from runtime_lab.spec import RunSpec
+from runtime_lab.workloads.registry import op_module
 
 LOOP_CALLS = 200  # back-to-back calls: launch overhead shows, as in a real loop
 GRAPH_MODES = ("cuda-graph", "cuda-graph-inductor")  # manual torch.cuda.CUDAGraph captures

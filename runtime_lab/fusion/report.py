@@ -16,8 +16,8 @@ from runtime_lab.fusion import report_checks as checks
 from runtime_lab.fusion import report_kernels as rk
 from runtime_lab.fusion import report_notes
 from runtime_lab.fusion import report_workload as rw
-from runtime_lab.fusion.charts_roofline import roofline_chart, roofline_frame, roofs_frame
 from runtime_lab.fusion.charts import fmt_seconds
+from runtime_lab.fusion.charts_roofline import roofline_chart, roofline_frame, roofs_frame
 from runtime_lab.fusion.figures import FusionFigures, figures
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
 from runtime_lab.report import Metric, Report, run_json_download

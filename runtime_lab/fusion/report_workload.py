@@ -84,7 +84,7 @@ def _outcome(result: FusionResult, key: Mapping[str, Any], figs: dict) -> str | 
         f"{name} {compiled.steady_state_ms:.4g} ms ({_kernels(by[name])}) vs eager "
         f"{eager.steady_state_ms:.4g} ms ({_kernels(by['eager'])}); the bytes model: eager "
         f"moves {fmt_bytes(result.eager_bytes)}, a call that reads each input and writes each "
-        f"output once {fmt_bytes(result.ideal_bytes)} (eager ÷ ideal = {key["predicted_speedup"]:.2f}×)"
+        f"output once {fmt_bytes(result.ideal_bytes)} (eager ÷ ideal = {key['predicted_speedup']:.2f}×)"
     )
     if ratio < 0.95:
         return (

@@ -137,7 +137,9 @@ def _graph_ok(mode: str, device: torch.device) -> bool | None:
 
 def _prepare(spec: RunSpec, device: torch.device) -> dict:
     """The workload's inputs, eager's answer with its op list, the float64 reference."""
-    work = ops.load(spec.option("workload"), spec.shape, spec.dtype, device, spec.seed, _params(spec))
+    work = ops.load(
+        spec.option("workload"), spec.shape, spec.dtype, device, spec.seed, _params(spec)
+    )
     eager_out, eager_ops = ops.eager_call(work.fn, work.inputs)
     first = work.inputs[0]
     return {

@@ -20,8 +20,10 @@ def sweep(spec: RunSpec, results: list[ModeResult], ctx, notes: list) -> list[Sw
     """Time per call for each mode that passed, at each square size (fewer calls per point)."""
     work = get(spec.option("workload"))
     if len(work.dims) != 2:
-        notes.append(f"sweep not run: square sizes need a 2-dim workload; {work.name} has "
-                     f"{len(work.dims)} dims ({work.dims_text})")
+        notes.append(
+            f"sweep not run: square sizes need a 2-dim workload; {work.name} has "
+            f"{len(work.dims)} dims ({work.dims_text})"
+        )
         return []
     modes = [r for r in results if r.ran]
     sides = [int(s) for s in spec.option("sweep").split(",")]

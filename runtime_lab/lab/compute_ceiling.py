@@ -28,7 +28,9 @@ def matmul_tflops(device: torch.device, dtype: torch.dtype) -> tuple[float | Non
         return None, f"not measured: {n}² matmul buffers do not fit"
     a = torch.randn(n, n, device=device, dtype=dtype)
     b = torch.randn(n, n, device=device, dtype=dtype)
-    timing = measure(lambda: a @ b, device=device, label="matmul", warmup=5, repeat=20, l2_flush=False)
+    timing = measure(
+        lambda: a @ b, device=device, label="matmul", warmup=5, repeat=20, l2_flush=False
+    )
     seconds = stats(timing.primary_ms).median / 1e3
     return 2 * n**3 / seconds / 1e12, f"torch.matmul {n}×{n}×{n}, median of 20 calls"
 

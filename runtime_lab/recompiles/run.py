@@ -13,7 +13,6 @@ from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab.base import Context
 from runtime_lab.lab.compile_trace import capture, evidence
 from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES
-from runtime_lab.workloads.pointwise.op import pointwise
 from runtime_lab.recompiles import run_calls as rc
 from runtime_lab.recompiles import run_cudagraphs as rg
 from runtime_lab.recompiles.breaks import run_variant
@@ -21,6 +20,7 @@ from runtime_lab.recompiles.result import ModeRun, RecompilesResult
 from runtime_lab.recompiles.steady import eager_times, marks_for, missing_mark, steady_times
 from runtime_lab.shapes import DTYPE_BYTES, bucket, entry_text, parse_sequence
 from runtime_lab.spec import RunSpec
+from runtime_lab.workloads.pointwise.op import pointwise
 
 MODES = {  # mode → (torch.compile dynamic=, how x and y are marked: a steady.MARKS key)
     "dynamic=False": (False, None),

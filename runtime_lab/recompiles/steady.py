@@ -8,11 +8,11 @@ import torch
 
 from runtime_lab.lab.base import Context, torch_dtype
 from runtime_lab.lab.timing import measure
-from runtime_lab.workloads.pointwise.op import pointwise
 from runtime_lab.recompiles.result import CallRecord
 from runtime_lab.results import Stats, stats
 from runtime_lab.shapes import entry_text
 from runtime_lab.spec import RunSpec
+from runtime_lab.workloads.pointwise.op import pointwise
 
 # mark → (module, name): looked up when a mode starts, so a torch that lacks one fails that
 # mode with the reason while the other modes still run (no version guessed: the name decides)

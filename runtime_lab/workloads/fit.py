@@ -19,15 +19,16 @@ def presets_text(work: WorkloadInfo) -> str:
 
 def shape_of(work: WorkloadInfo, value: Any) -> tuple[tuple[int, ...], dict[str, int]]:
     """A shape (one number per named dim) or a preset's name → (shape, the preset's params).
-    None or empty: the workload's default shape. ValueError says what the workload allows."""
-    text = "" if value is None else str(value).strip()
-    if not text:
+    None (not given): the workload's default shape. ValueError says what the workload allows."""
+    if value is None:
         return work.default_shape, {}
+    text = str(value).strip()
     if text[:1].isalpha():
         found = work.preset(text)
         if found is None:
             raise ValueError(
-                f"is not a shape or a preset of {work.name}; its presets: {presets_text(work)}"
+                f"is not a shape or a preset of {work.name}; allowed: one positive integer per "
+                f"dim ({work.dims_text}) or a preset: {presets_text(work)}"
             )
         return found.shape, dict(found.params)
     dims = parse_shape(value)
@@ -48,7 +49,9 @@ def params_of(work: WorkloadInfo, value: Any) -> dict[str, int]:
         name, sep, number = pair.partition("=")
         name = name.strip().lower()
         if name not in work.param_defaults():
-            raise ValueError(f"{pair!r}: {work.name} has no parameter {name!r}; its parameters: {allowed}")
+            raise ValueError(
+                f"{pair!r}: {work.name} has no parameter {name!r}; its parameters: {allowed}"
+            )
         if not sep or not re.fullmatch(r"[0-9]{1,7}", number.strip()):
             raise ValueError(f"{pair!r} is not name=integer; allowed: {PARAMS_HELP}")
         if not 1 <= int(number) <= MAX_PARAM:

@@ -76,7 +76,9 @@ def flops(work: Loaded) -> int:
 
 
 def _nbytes(tree) -> int:
-    return sum(t.numel() * t.element_size() for t in tree_leaves(tree) if isinstance(t, torch.Tensor))
+    return sum(
+        t.numel() * t.element_size() for t in tree_leaves(tree) if isinstance(t, torch.Tensor)
+    )
 
 
 def ideal_bytes(work: Loaded, out) -> int:

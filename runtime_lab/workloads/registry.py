@@ -30,20 +30,21 @@ def _module(name: str) -> str:
     return name.replace("-", "_")
 
 
-WORKLOADS: dict[str, WorkloadInfo] = {
-    name: importlib.import_module(f"runtime_lab.workloads.{_module(name)}.info").INFO
-    for name in NAMES
-}
+def _stage(name: str, stage: str) -> ModuleType:
+    if name not in NAMES:  # names reach here from stored runs and links: never import a made-up one
+        raise KeyError(f"unknown workload {name!r}; known: {', '.join(NAMES)}")
+    return importlib.import_module(f"runtime_lab.workloads.{_module(name)}.{stage}")
+
+
+WORKLOADS: dict[str, WorkloadInfo] = {name: _stage(name, "info").INFO for name in NAMES}
 
 
 def get(name: str) -> WorkloadInfo:
     """A workload's declaration; KeyError names the ones there are."""
-    if name not in WORKLOADS:
-        raise KeyError(f"unknown workload {name!r}; known: {', '.join(WORKLOADS)}")
+    _stage(name, "info")
     return WORKLOADS[name]
 
 
 def op_module(name: str) -> ModuleType:
     """The worker's half (imports torch: only workers call this)."""
-    get(name)  # a made-up name is never imported
-    return importlib.import_module(f"runtime_lab.workloads.{_module(name)}.op")
+    return _stage(name, "op")

@@ -15,8 +15,8 @@ import torch
 
 from runtime_lab.fusion import modes
 from runtime_lab.lab.timing import measure, measure_loop
-from runtime_lab.workloads.pointwise.op import pointwise
 from runtime_lab.spec import build_spec
+from runtime_lab.workloads.pointwise.op import pointwise
 
 dev = torch.device("cuda:0")
 x = torch.randn(256, 256, device=dev)

@@ -11,8 +11,8 @@ import torch
 from benchmarks.harness import Bench
 from runtime_lab.lab import probe, tooling
 from runtime_lab.lab.timing import measure_loop
-from runtime_lab.workloads.pointwise.op import pointwise
 from runtime_lab.spec import build_spec
+from runtime_lab.workloads.pointwise.op import pointwise
 
 dev = torch.device("cuda:0")
 x = torch.randn(256, 256, device=dev)

@@ -206,3 +206,22 @@ def with_resources(variant="long-chain", fused_ms=None) -> FusionResult:
         device_limits=h200data.device_limits(),
         variant=variant,
     )
+
+
+def with_catalog(name="swiglu_mlp") -> FusionResult:
+    """A CUDA-like run recorded since the workload catalog: bytes model, FLOPs, both ceilings."""
+    base = with_clocks()
+    n = base.numel * base.element_bytes
+    return replace(
+        base,
+        variant=name,
+        params=(("intermediate", 14336),),
+        bound="compute",
+        ideal_bytes=3 * n,
+        eager_bytes=11 * n,
+        flops_per_call=400 * base.numel,
+        matmul_tflops=700.0,
+        matmul_detail="torch.matmul 8192×8192×8192, median of 20 calls",
+        peak_tflops=989.4,
+        peak_detail="H200 bfloat16: NVIDIA datasheet, dense",
+    )

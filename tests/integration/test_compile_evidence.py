@@ -184,7 +184,7 @@ def test_capture_on_cpu_names_the_four_aten_ops_and_builds_a_report(data_dir):
     assert [k.kernel for k in fused] == ["cpp_fused_add_mul_silu_sub_0"]
     assert fused[0].aten_ops == ("aten.add", "aten.silu", "aten.sub", "aten.mul")
     assert fused[0].origin == "provenance tracking"
-    assert fused[0].source_lines == ("workload.py:10  return F.silu(x + y) * (x - y)",)
+    assert fused[0].source_lines == ("op.py:18  return F.silu(x + y) * (x - y)",)
     assert Path(found.trace_file).is_relative_to(data_dir)
     with zipfile.ZipFile(found.report_file) as archive:
         names = set(archive.namelist())
@@ -220,7 +220,7 @@ def test_fusion_job_joins_its_fused_kernel_to_the_source(tmp_path):
     row = frame.to_dict("records")[0]
     assert row["fuses (ATen)"] == "aten.add, aten.silu, aten.sub, aten.mul"
     assert row["device or CPU µs per call"] > 0 and row["launches per call"] == 1
-    assert "workload.py" in row["user source"]
+    assert "op.py:18" in row["user source"]
     assert zipfile.is_zipfile(found.report_file)
     assert modes["dynamo-eager"].compile_evidence.compiles  # Dynamo only: ids, no kernels
     assert modes["dynamo-eager"].compile_evidence.kernels == ()

@@ -148,32 +148,47 @@ def test_trace_rows_carry_the_resources(tmp_path):
 
 
 def test_op_lists_give_the_bytes_model():
-    from runtime_lab.lab import workload
+    from runtime_lab.workloads import ops
+    from runtime_lab.workloads.long_chain.op import CHAIN_LENGTH as k
 
-    assert workload.eager_transfers(workload.pointwise) == EAGER_TRANSFERS == 11
-    ops = workload.op_list(workload.long_chain)
-    k = workload.CHAIN_LENGTH
+    work = ops.load("long-chain", (8, 8), "float32", "cpu", 0)
+    out, eager = ops.eager_call(work.fn, work.inputs)
     # k steps add(y, h, alpha=c) + (k - 1) adds for the sum + k products + (k - 1) adds
-    assert len(ops) == 4 * k - 2 == 62
-    assert {(reads, writes) for _, reads, writes in ops} == {(2, 1)}  # alpha is no read
-    # every op reads 2 and writes 1: 3 (4k - 2) = 12k - 6
-    assert workload.eager_transfers(workload.long_chain) == 12 * k - 6 == 186
-    assert tuple(workload.WORKLOADS) == WORKLOADS
+    assert len(eager) == 4 * k - 2 == 62
+    n = 8 * 8 * 4
+    assert {(o.read_bytes, o.write_bytes) for o in eager} == {(2 * n, n)}  # alpha is no read
+    # every op reads 2 and writes 1: 3 (4k - 2) = 12k - 6 transfers
+    assert sum(o.read_bytes + o.write_bytes for o in eager) == (12 * k - 6) * n == 186 * n
+    assert ops.ideal_bytes(work, out) == 3 * n
+    pointwise = ops.load("pointwise", (8, 8), "float32", "cpu", 0)
+    _, eager = ops.eager_call(pointwise.fn, pointwise.inputs)
+    assert sum(o.read_bytes + o.write_bytes for o in eager) == EAGER_TRANSFERS * n == 11 * n
+    from runtime_lab.workloads.registry import NAMES
+
+    assert tuple(WORKLOADS) == NAMES  # the fusion option offers the whole catalog
 
 
 def test_bytes_per_launch_follows_the_op_order():
     from runtime_lab.fusion import run_clocks
+    from runtime_lab.workloads.ops import OpBytes
 
-    ops = (("add", 2, 1), ("silu", 1, 1), ("add", 2, 1), ("mul", 2, 1))
+    ops = tuple(
+        OpBytes(n, r * 40, w * 40)
+        for n, r, w in (("add", 2, 1), ("silu", 1, 1), ("add", 2, 1), ("mul", 2, 1))
+    )
     rows = tuple(KernelRow(n, c, 1.0, 1.0) for n, c in (("add", 2.0), ("silu", 1.0), ("mul", 1.0)))
     order = ("add", "silu", "add", "mul") * run_clocks.PROFILED_CALLS
     mode = SimpleNamespace(transfers_per_element=11, bytes_moved=11 * 40)  # 40 bytes a transfer
-    found = {r.name: r.bytes_per_launch for r in run_clocks._with_bytes(rows, mode, order, ops)}
+    found = {
+        r.name: r.bytes_per_launch for r in run_clocks._with_bytes(rows, mode, order, ops, False)
+    }
     assert found == {"add": 120, "silu": 80, "mul": 120}
-    assert run_clocks._with_bytes(rows, mode, order[:-1], ops) == rows  # a stray launch: unknown
+    assert (
+        run_clocks._with_bytes(rows, mode, order[:-1], ops, False) == rows
+    )  # a stray launch: unknown
     fused = SimpleNamespace(transfers_per_element=3, bytes_moved=120)
     one = (KernelRow("triton_poi_fused_0", 1.0, 5.0, 5.0),)
-    assert run_clocks._with_bytes(one, fused, (), ops)[0].bytes_per_launch == 120
+    assert run_clocks._with_bytes(one, fused, (), ops, True)[0].bytes_per_launch == 120
 
 
 def test_resources_frame():

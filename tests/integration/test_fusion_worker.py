@@ -112,8 +112,9 @@ def test_tolerance_accepts_a_more_accurate_low_precision_result():
     import torch
 
     from runtime_lab.fusion.run import _compare
+    from runtime_lab.workloads.ops import TOLERANCES
 
-    spec = build_spec("fusion", "8", dtype="bfloat16", device="cpu")
+    spec = TOLERANCES["bfloat16"]
     ref64 = torch.tensor([1e-3, 1.0, 17.0], dtype=torch.float64)
     fused = ref64.to(torch.bfloat16)  # rounded once: the closest bf16 values
     eager = fused + torch.tensor([2**-9, 0.0, 0.125], dtype=torch.bfloat16)  # rounded per step
