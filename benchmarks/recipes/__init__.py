@@ -2,6 +2,7 @@
 
 from benchmarks.recipe import Recipe
 from benchmarks.recipes import (
+    catalog,
     fusion_bench,
     measurement,
     page_defaults,
@@ -18,6 +19,7 @@ RECIPES: dict[str, Recipe] = {
         what_if.RECIPE,
         page_defaults.RECIPE,
         fusion_bench.RECIPE,
+        catalog.RECIPE,
         measurement.RECIPE,
         pool.RECIPE,
         rss.RECIPE,

@@ -21,6 +21,9 @@ sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
 
+SCREENS = os.environ.get("TEST_SCREENS_DIR", "")
+
+
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("lab-data")
@@ -121,6 +124,29 @@ def test_fusion_run_on_cpu(server, page):
     expect(shown_charts(page, "Kernels").first.locator("canvas, svg").first).to_be_visible()
     expect(shown_charts(page, "Timing").nth(1)).to_be_visible()  # bandwidth, time per call
     expect(shown_charts(page, "Compile").first).to_be_visible()  # compile latency
+
+
+def test_fusion_runs_a_catalog_workload_on_cpu(server, page):
+    open_page(page, server, "Fusion & compile")
+    choose(page, "Workload", "rms_norm: RMSNorm (Llama style, fp32 upcast)")
+    wait_idle(page)
+    shape = page.get_by_test_id("stTextInput").filter(has_text="Shape").locator("input")
+    expect(shape).to_have_value("1024x1024")  # the workload's CPU shape, put in by the picker
+    expect(page.get_by_text("Llama's RMSNorm upcasts to float32").first).to_be_visible()
+    shape.fill("256x512")
+    choose(page, "Device", "cpu")
+    page.get_by_role("button", name="Run", exact=True).click()
+    success = page.get_by_test_id("stAlertContentSuccess").filter(has_text="fusion rms_norm CPU")
+    expect(success.filter(has_text="run #")).to_be_visible(timeout=4 * RUN_TIMEOUT_MS)
+    wait_idle(page)
+    expect(page.get_by_text("What to look for (rms_norm)").first).to_be_visible()
+    bytes_metric = page.get_by_test_id("stMetric").filter(has_text="bytes: eager vs ideal")
+    expect(bytes_metric).to_have_count(1)
+    roofline = page.get_by_text("Roofline: achieved TFLOP/s", exact=False)
+    shown_charts(page, "Timing")
+    expect(roofline.first).to_be_visible()
+    if SCREENS:  # TEST_SCREENS_DIR=DIR keeps a picture of the report to look at
+        page.screenshot(path=f"{SCREENS}/cpu-fusion-rms-norm-timing.png", full_page=True)
 
 
 def test_history_draws_an_h200_streams_run(server, page, data_dir):

@@ -21,6 +21,7 @@ RECIPE_NAMES = {
     "fusion-bench",
     "rerun-latency",
     "what-if",
+    "catalog",
     "page-defaults",
     "measurement",
     "rss",
@@ -94,6 +95,18 @@ def test_the_cpu_recipe_writes_real_figures(tmp_path):
     env = doc["env"]  # the worker's fingerprint: where the figures came from
     assert env["torch"] and env["python"] and env["host_cores"] >= 1
     assert doc["wall_s"] > sum(run["wall_s"] for run in doc["runs"]) * 0.99
+
+
+def test_the_catalog_recipe_runs_the_workloads_asked_for(tmp_path):
+    settings = ("workloads=softmax,rope", "modes=eager", "dtype=float32")
+    args = [arg for s in settings for arg in ("--set", s)]
+    done = benchmarks("catalog", "--device", "cpu", "--out", str(tmp_path), *args, timeout_s=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads((tmp_path / "catalog.json").read_text())["figures"]
+    assert list(figures) == ["softmax", "rope"]
+    rope = figures["rope"]
+    assert (rope["shape"], rope["bound"], rope["tolerance"]) == ("256x8x64", "memory", True)
+    assert rope["eager_ms"] > 0 and rope["eager_over_ideal_bytes"] > 1  # the cat and products
 
 
 def sources() -> list[Path]:
