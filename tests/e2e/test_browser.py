@@ -111,7 +111,9 @@ def test_fusion_run_on_cpu(server, page):
     choose(page, "Device", "cpu")
     page.get_by_role("button", name="Run", exact=True).click()
     # a cold C++ compile on this CPU takes 15-25 s, then every mode is checked and timed
-    success = page.get_by_test_id("stAlertContentSuccess").filter(has_text="fusion pointwise CPU 128x128")
+    success = page.get_by_test_id("stAlertContentSuccess").filter(
+        has_text="fusion pointwise CPU 128x128"
+    )
     saved = success.filter(has_text="run #")  # the whole run, stored (the partial has no id)
     expect(saved).to_be_visible(timeout=4 * RUN_TIMEOUT_MS)
     wait_idle(page)
