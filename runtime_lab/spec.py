@@ -19,6 +19,7 @@ from runtime_lab.shapes import (
     parse_shape,
 )
 from runtime_lab.workloads.fit import fit
+from runtime_lab.workloads.registry import WORKLOADS
 
 WARMUP_RANGE = (0, 1000)
 REPEAT_RANGE = (1, 10000)
@@ -165,6 +166,8 @@ def _renamed(renamed: dict[str, str], given: dict[str, Any]) -> dict[str, Any]:
 def _option(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) -> Any:
     if spec.kind == "params":
         return "" if value is None else str(value).strip()
+    if spec.kind == "workload":
+        return _workload(name, value, problems)
     if spec.kind == "shapes":
         return _shapes(name, value, problems)
     if spec.kind == "multi":
@@ -178,6 +181,12 @@ def _option(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) -
     if spec.kind == "bool":
         return _bool(name, value, problems)
     return _int_in(name, value, spec.low, spec.high, problems)
+
+
+def _workload(name: str, value: Any, problems: dict[str, str]) -> Any:
+    if value not in WORKLOADS:  # read now: the catalog may have grown since import
+        problems[name] = f"{_show(value)} is not a workload here; allowed: {', '.join(WORKLOADS)}"
+    return value
 
 
 def build_spec(

@@ -2,7 +2,7 @@
 
 from runtime_lab.options import MEASURED_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
-from runtime_lab.workloads.registry import NAMES as WORKLOADS
+from runtime_lab.workloads.option import workload_options
 
 FUSION_MODES = (
     "eager",
@@ -52,17 +52,8 @@ INFO = ExperimentInfo(
             choices=FUSION_MODES,
             kind="multi",
         ),
-        "workload": OptionSpec(
-            default="pointwise",
-            help="the function every mode runs (python -m runtime_lab workloads lists them)",
-            choices=WORKLOADS,
-            kind="workload",
-        ),
-        "params": OptionSpec(
-            default="",
-            help="the workload's fixed parameters as name=integer (empty: its defaults or the "
-            "preset's), e.g. intermediate=14336",
-            kind="params",
+        **workload_options(
+            help="the function every mode runs (python -m runtime_lab workloads lists them)"
         ),
         "fullgraph": OptionSpec(default=True, help="torch.compile(fullgraph=...)", kind="bool"),
         "dynamic": OptionSpec(

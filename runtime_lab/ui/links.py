@@ -93,6 +93,14 @@ def _value(info: ExperimentInfo, key: str, raw: str, devices: list[str]) -> Any:
         if raw not in option.choices:
             raise ValueError(f"{quote(raw)} is not one of {', '.join(option.choices)}")
         return raw
+    if option.kind == "workload":
+        from runtime_lab.workloads.registry import WORKLOADS
+
+        if raw not in WORKLOADS:
+            raise ValueError(
+                f"{quote(raw)} is not a workload of this lab; known: {', '.join(WORKLOADS)}"
+            )
+        return raw
     if option.kind == "int":
         return _int(raw, f"a whole number from {option.low} to {option.high}")
     return raw  # sizes and shape sequences: build_spec says what is wrong with them
