@@ -30,6 +30,7 @@ RAY_ADDRESS_ENV = "RUNTIME_LAB_RAY_ADDRESS"
 AUTHKEY_ENV = "RUNTIME_LAB_AUTHKEY"
 SYSTEM_TORCH_ENV = "RUNTIME_LAB_SYSTEM_TORCH"
 TORCH_VERSION_ENV = "RUNTIME_LAB_TORCH_VERSION"
+WORKLOADS_ENV = "RUNTIME_LAB_WORKLOADS"
 
 DEFAULT_JOB_TIMEOUT_S = 600.0
 TIMEOUT_RANGE = (1.0, 86400.0)  # seconds (said as "1 to 86400" below): a day bounds a typo
@@ -122,6 +123,22 @@ def _line(raw: str) -> str:
     raise ValueError
 
 
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _workload_files(raw: str) -> str:
+    """PATH[,PATH…]: each a .py file that exists, or a package.module name (imported later, by
+    the workers: whether it imports is theirs to say)."""
+    parts = [p.strip() for p in raw.split(",") if p.strip()]
+    for part in parts:
+        if part.endswith(".py") or os.sep in part or part.startswith("."):
+            if not os.path.isfile(os.path.expanduser(part)):
+                raise ValueError(f"{part[:300]!r}: no such file")  # whole: paths are long
+        elif not _MODULE.fullmatch(part):
+            raise ValueError(f"{given(part)} is neither a .py file nor a package.module name")
+    return ",".join(parts)
+
+
 _CPUS = "(the CPUs this process may use)"
 TABLE: tuple[Var, ...] = (
     Var(
@@ -165,6 +182,11 @@ TABLE: tuple[Var, ...] = (
         TORCH_VERSION_ENV, "version", lambda: "a release number such as 2.13.0",
         "the torch setup.sh installs when the venv has none (default 2.13.0)", "2.13.0", SETUP,
         _matching(_VERSION),
+    ),
+    Var(
+        WORKLOADS_ENV, "paths", lambda: ".py files or package.module names, joined by commas",
+        "the user's workload files, loaded by the workers only (--workloads wins)", "", SERVER,
+        _workload_files,
     ),
 )  # fmt: skip
 VARS: dict[str, Var] = {var.name: var for var in TABLE}

@@ -13,8 +13,10 @@ from runtime_lab.config import DataDirError
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.shapes import DTYPES
 from runtime_lab.spec import SpecError, build_spec
+from runtime_lab.view.code import code_line
 from runtime_lab.view.origin import imported_from
 from runtime_lab.view.text import terminal
+from runtime_lab.workloads.option import FILES_HELP
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -42,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         "one on this host for the command); CPU jobs stay on this host's CPU worker; default "
         "$RUNTIME_LAB_RAY_ADDRESS, else this host's own workers",
     )
+    parser.add_argument("--workloads", metavar="PATH[,PATH...]", help=FILES_HELP)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     commands.add_parser("env", help="print this machine's environment fingerprint as JSON")
     commands.add_parser(
@@ -85,7 +88,7 @@ def _common_args(
     shape_help = "1 to 4 dims: 4096x4096, 4096,4096 or '4096 4096'"
     if sequence:
         shape_help = "ignored: --shapes is what runs (the run records its first shape)"
-    if workload:
+    if workload and not sequence:  # with a sequence, each entry is one number per dim
         shape_help = (
             "one number per dim of the workload (see `workloads`), e.g. 4096x4096, or a preset's "
             "name (llama3-8b-4k); default: the workload's own"
@@ -166,6 +169,8 @@ def _run(args: argparse.Namespace) -> int:
     rep = registry.build_report(run, result=result)
     # the report quotes the worker and the spec: escaped, with a note's own lines kept
     print(terminal(rep.headline) + (f" (run #{job.run_id})" if job.run_id else ""))
+    if line := code_line(run):
+        print(f"  {terminal(line)}")
     for metric in rep.metrics:
         print(f"  {terminal(metric.label)}: {terminal(metric.value)}")
     for warning in rep.warnings:
@@ -262,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:  # paths, numbers, RUNTIME_LAB_* values: before any worker starts or history opens
         argcheck.check(args)
+        if args.command in ("run", "workloads"):
+            from runtime_lab.cli.workloads import use_files
+
+            use_files(args)
         return _command(args)
     except (argcheck.ArgError, DataDirError) as exc:  # it quotes what was typed
         print(f"runtime_lab: error: {terminal(exc)}", file=sys.stderr)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 from dataclasses import asdict
 from typing import Any
 
@@ -51,3 +53,18 @@ def main(args: argparse.Namespace) -> int:
     else:
         print("\n".join(_line(w) for w in WORKLOADS.values()))
     return 0
+
+
+def use_files(args: argparse.Namespace) -> None:
+    """--workloads (else $RUNTIME_LAB_WORKLOADS): read by the describe child, registered here
+    torch-free, and handed to the workers through the environment (they import the files).
+    A file that did not load is one line on stderr; the others and the built-ins still run."""
+    from runtime_lab.envvars import WORKLOADS_ENV
+    from runtime_lab.workloads.describe import absolute, describe
+
+    text = args.workloads if args.workloads is not None else os.environ.get(WORKLOADS_ENV, "")
+    if not text.strip():
+        return
+    os.environ[WORKLOADS_ENV] = absolute(text)
+    for line in describe(os.environ[WORKLOADS_ENV]).problems:
+        print(f"runtime_lab: workload file: {terminal(line)}", file=sys.stderr)

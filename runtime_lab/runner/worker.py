@@ -127,11 +127,13 @@ def start_up() -> tuple[str, dict[str, Any]]:
 
     from runtime_lab.env import choose_torch_threads
     from runtime_lab.lab import tooling
+    from runtime_lab.workloads import user
 
     threads, source = choose_torch_threads()
     torch.set_num_threads(threads)
     tooling.install()
     tooling.take()  # a sanitizer on from the environment shows up after the first job
+    user.load_from_env()  # the user's workload files: imported here, never in the server
     return source, _probe()
 
 
@@ -144,6 +146,8 @@ def run_job(
     from runtime_lab.results import to_plain
     from runtime_lab.runner import probe as probe_figures
     from runtime_lab.spec import RunSpec, SpecError
+    from runtime_lab.workloads import user
+    from runtime_lab.workloads.smoke import WorkloadRejected
 
     # monotonic stamps (CLOCK_MONOTONIC, one clock for every process on the host): the server
     # checks with them that jobs never overlap; wall-clock stamps are for people
@@ -159,6 +163,7 @@ def run_job(
     keep_going = True
     try:
         spec = RunSpec.from_dict(spec_data)
+        user.check_job(spec.options, outcome)
         device = base.resolve_device(spec)
         module = registry.run_module(spec.experiment)
         base.check_fits(module.estimate_bytes(spec), device)
@@ -168,6 +173,8 @@ def run_job(
         outcome.update(status="done", result=to_plain(result))
     except (base.Refused, SpecError) as exc:
         outcome.update(status="refused", error=str(exc))
+    except WorkloadRejected as exc:  # the user's code failed its check: one line, no traceback
+        outcome.update(status="failed", error=str(exc))
     except Exception as exc:  # a job's failure costs that job, never the worker loop
         reason, broken = _describe(exc)
         outcome.update(status="failed", error=reason)
@@ -239,11 +246,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0  # the server gave up on us (closed or restarted) before we were up
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     from runtime_lab.env import fingerprint
+    from runtime_lab.workloads import user
 
     threads_source, baseline = start_up()
     try:
         hello = {"op": "hello", "pid": os.getpid(), "env": fingerprint(threads_source)}
-        _send(conn, {**hello, "probe": baseline})
+        _send(conn, {**hello, "probe": baseline, "workloads": user.LOADED_HERE})
     except OSError:
         return 0
     while True:

@@ -44,6 +44,7 @@ WORKER = {  # runner/lane.py and jobs.py: which worker ran it, after what, along
     **dict.fromkeys(("lane", "node", "host"), str),
     "ready_mono": float,
     "alongside": [{"job_id": str, "lane": str, "label": str}],
+    "workload_code": {"file": str, "sha256": str, "source": str, "truncated": bool},
 }
 _PROBE = {
     **dict.fromkeys(("dispatch_us", "launch_us", "graph_replay_us", "took_ms"), float),

@@ -6,6 +6,7 @@ from runtime_lab.ui.form import plain, spec_form
 from runtime_lab.ui.results import POLL_S, STATE_ICONS, draw, history_call, run_panel
 from runtime_lab.ui.shell import check_data_dir, experiment_page, manager, navigation, sidebar
 from runtime_lab.ui.stored import delete, draw_stored, when
+from runtime_lab.ui.user_workloads import user_workloads
 
 __all__ = [
     "bundle_section",
@@ -26,5 +27,6 @@ __all__ = [
     "run_panel",
     "sidebar",
     "spec_form",
+    "user_workloads",
     "when",
 ]

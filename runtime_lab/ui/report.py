@@ -17,6 +17,7 @@ from runtime_lab.report import TAB_ORDER, tab_of
 from runtime_lab.spec import RunSpec, SpecError
 from runtime_lab.view import export as chart_export
 from runtime_lab.view import frames
+from runtime_lab.view.code import code_line, workload_code
 from runtime_lab.view.fmt import metric_parts
 from runtime_lab.view.origin import imported_from
 from runtime_lab.view.text import markdown as md
@@ -74,6 +75,8 @@ def draw(run: Run | Mapping[str, Any]) -> None:
     else:
         st.error(f"{md(rep.headline)}{saved}")
     _origin_line(run)
+    if line := code_line(run):
+        st.caption(md(line))
     _run_links(run)
     items: dict[str, list] = {name: [] for name in TAB_ORDER}
     for number, (title, chart) in enumerate(rep.charts):
@@ -126,6 +129,11 @@ def _raw(run: Run, rep) -> None:
         left, right = st.columns(2)
         left.dataframe(frames.spec_frame(run.spec), hide_index=True)
         right.dataframe(frames.environment_frame(run.env), hide_index=True)
+    if code := workload_code(run):
+        cut = " (cut at the lab's limit)" if code.get("truncated") else ""
+        with st.expander(f"Workload code: {md(str(code.get('file')))}{cut}"):
+            st.caption(f"sha256 {md(str(code.get('sha256')))}")
+            st.code(str(code.get("source") or ""), language="python")  # text, never run
     for start in range(0, len(rep.downloads), 4):
         cols = st.columns(4)  # buttons side by side at the left, not spread over the page
         for col, (label, name, data, mime) in zip(

@@ -13,9 +13,11 @@ from runtime_lab.runner.jobs import JobManager
 from runtime_lab.ui.form import plain, spec_form
 from runtime_lab.ui.results import history_call, run_panel
 from runtime_lab.ui.targets import choose_target
+from runtime_lab.ui.user_workloads import sidebar_lines
 from runtime_lab.view import frames
 from runtime_lab.view.text import code
 from runtime_lab.view.text import markdown as md
+from runtime_lab.workloads.describe import Described
 
 # coloured Material icons, not emoji dots: those need a font headless Chromium often lacks
 WORKER_DOTS = {
@@ -88,10 +90,12 @@ def experiment_page(experiment: str) -> None:
     run_panel(jobs, experiment, spec, target)
 
 
-def sidebar(jobs: JobManager) -> None:
+def sidebar(jobs: JobManager, work_files: Described | None = None) -> None:
     status = jobs.status()
     env = jobs.env
     with st.sidebar:
+        if work_files is not None:
+            sidebar_lines(work_files)
         gpus = env.get("gpus") or []
         if gpus:
             names = sorted({gpu["name"] for gpu in gpus})

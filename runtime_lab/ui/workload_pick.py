@@ -6,11 +6,12 @@ from typing import Any
 
 import streamlit as st
 
-from runtime_lab.options import ExperimentInfo
+from runtime_lab.options import ExperimentInfo, form_defaults
 from runtime_lab.view.text import markdown
 from runtime_lab.workloads.declare import WorkloadInfo, shape_text
 from runtime_lab.workloads.fit import params_text
 from runtime_lab.workloads.registry import WORKLOADS
+from runtime_lab.workloads.sequence import starting_sequence
 
 TYPED = "as typed"
 
@@ -28,6 +29,7 @@ def keys(experiment: str, profile: str) -> dict[str, str]:
         "preset": f"{base}-workload-preset",
         "shape": f"{base}-shape",
         "params": f"{base}-params",
+        "base": base,  # a sequence's box is f"{base}-{option}" (form._sequence_key)
     }
 
 
@@ -43,24 +45,32 @@ def picker(info: ExperimentInfo, values: dict[str, Any], profile: str, full: boo
     chosen = left.selectbox(
         "Workload",
         list(WORKLOADS),
-        format_func=lambda n: f"{n}: {WORKLOADS[n].title}",
+        format_func=_label,
         key=key["workload"],
         on_change=_use_workload,
-        args=(key, full),
+        args=(key, full, info),
         help="the function every mode runs; choosing one puts its shape in the form",
     )
     work = WORKLOADS[chosen]
-    right.selectbox(
-        "Preset shape",
-        [TYPED, *(p.name for p in work.presets)],
-        format_func=lambda p: p if p == TYPED else _preset_label(work, p),
-        key=key["preset"],
-        on_change=_use_preset,
-        args=(key,),
-        help="a shape from a model config: fills the shape (and parameters) below",
-    )
-    st.caption(markdown(_about(work)))
+    own = info.own_shapes.get(chosen)  # the experiment's shape: the workload's presets don't fit
+    if _sequence(info) is None:  # with a sequence the main shape is ignored: presets above it
+        right.selectbox(
+            "Preset shape",
+            [TYPED, *(p.name for p in work.presets if not own)],
+            format_func=lambda p: p if p == TYPED else _preset_label(work, p),
+            key=key["preset"],
+            on_change=_use_preset,
+            args=(key,),
+            help="a shape from a model config: fills the shape (and parameters) below",
+        )
+    st.caption(markdown(_about(work) + (f" Here the shape is {own}." if own else "")))
     return chosen
+
+
+def _label(name: str) -> str:
+    work = WORKLOADS[name]
+    mine = "" if work.origin == "built-in" else f" · {work.origin}"
+    return f"{name}: {work.title}{mine}"
 
 
 def _about(work: WorkloadInfo) -> str:
@@ -74,11 +84,25 @@ def _preset_label(work: WorkloadInfo, name: str) -> str:
     return f"{name}: {found.shape_text}" if found else name
 
 
-def _use_workload(key: dict[str, str], full: bool) -> None:
+def _use_workload(key: dict[str, str], full: bool, info: ExperimentInfo) -> None:
     work = WORKLOADS[st.session_state[key["workload"]]]
     st.session_state[key["shape"]] = shape_text(work.default_shape if full else work.cpu_shape)
+    if work.name in info.own_shapes:  # shaped the experiment's way: its own default shape
+        st.session_state[key["shape"]] = str(form_defaults(info, full)["shape"])
     st.session_state[key["params"]] = "" if full else params_text(dict(work.cpu_params))
     st.session_state[key["preset"]] = TYPED
+    sequence = _sequence(info)
+    if sequence is not None:  # its presets change with the workload's dims: start from growing
+        box = f"{key['base']}-{sequence}"
+        seed = info.options[option_name(info)].default == work.name  # the seed: the form's own
+        st.session_state[box] = (
+            str(form_defaults(info, full)[sequence]) if seed else starting_sequence(work.name, full)
+        )
+        st.session_state[f"{box}-preset"] = "typed"
+
+
+def _sequence(info: ExperimentInfo) -> str | None:
+    return next((n for n, o in info.options.items() if o.kind == "shapes"), None)
 
 
 def _use_preset(key: dict[str, str]) -> None:

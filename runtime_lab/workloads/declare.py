@@ -79,3 +79,16 @@ def model_presets(shape_of, params_of=None, tokens=(4096,)) -> tuple[Preset, ...
             source = f"{SOURCES[model]}, {n} tokens"
             found.append(Preset(name, tuple(shape_of(cfg, n)), params, source))
     return tuple(found)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A workload declared in a user's file (issue 29): the torch-free info and the worker's
+    callables, the same parts a built-in keeps in info.py and op.py."""
+
+    info: WorkloadInfo
+    inputs: object  # inputs(shape, params, dtype, device, generator) -> tuple of tensors
+    fn: object  # fn(*inputs) -> tensor (a plain Python function: each mode compiles a copy)
+    flops: object = None  # flops(shape, params, tensors) -> int; None: not counted
+    reference: object = None  # reference(*float64 inputs); None: fn over float64 copies
+    tolerances: dict | None = None  # {dtype: (rtol, atol)} over torch.testing's defaults

@@ -10,6 +10,11 @@ PARAMS_HELP = (
     "e.g. intermediate=14336"
 )
 
+FILES_HELP = (
+    "your own workload files (.py) or package.module names, joined by commas; imported by the "
+    "workers only (docs/workloads.md); default $RUNTIME_LAB_WORKLOADS"
+)
+
 
 def workload_options(default: str = "pointwise", help: str = WORKLOAD_HELP) -> dict:
     """{"workload", "params"} for an ExperimentInfo's options. No fixed choices: the spec check

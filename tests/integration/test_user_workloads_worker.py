@@ -1,0 +1,112 @@
+"""Your own workloads end to end: only workers import the file, bad code is one line, the run
+records the code it ran, the pages offer the workloads marked as yours."""
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from apphelpers import APP, open_page, widget
+from streamlit.testing.v1 import AppTest
+
+from runtime_lab.workloads import registry
+from tests.helpers import replay
+from tests.helpers.bundledata import ROOT, cli
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "user_workloads"
+GOOD, BAD = str(FIXTURES / "good.py"), str(FIXTURES / "bad_fn.py")
+FAST = ["--device", "cpu", "--warmup", "1", "--repeat", "3", "--compile-latency", "false"]
+
+
+@pytest.fixture(autouse=True)
+def clean_registry():
+    yield
+    registry.clear_user()
+
+
+def test_the_server_side_never_imports_the_file_nor_torch():
+    code = (
+        "import sys\n"
+        "from runtime_lab.cli.main import main\n"
+        f"assert main(['--workloads', {GOOD!r}, 'workloads', '--json']) == 0\n"
+        "from runtime_lab.workloads.registry import WORKLOADS\n"
+        "assert WORKLOADS['scaled_tanh'].origin == 'yours (good.py)'\n"
+        "assert 'torch' not in sys.modules, 'torch'\n"
+        "assert not [m for m in sys.modules if m.startswith('runtime_lab_user')], 'imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(done.stdout)
+    assert [w["name"] for w in listed][-1] == "scaled_tanh"
+
+
+def test_a_run_records_the_file_its_sha256_and_its_source(tmp_path):
+    out = tmp_path / "run.json"
+    done = cli(
+        tmp_path / "data", "--workloads", GOOD, "run", "fusion", "--workload", "scaled_tanh",
+        "--shape", "64x64", "--modes", "eager,inductor", *FAST, "--json", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    sha = hashlib.sha256(Path(GOOD).read_bytes()).hexdigest()
+    assert f"Your workload scaled_tanh from good.py, sha256 {sha[:12]}." in done.stdout
+    run = json.loads(out.read_text())
+    code = run["worker"]["workload_code"]
+    assert code["sha256"] == sha and code["file"] == GOOD and "def scaled_tanh" in code["source"]
+    assert run["status"] == "done" and "inductor 1 kernel" in done.stdout
+
+
+def test_a_function_that_raises_is_a_failed_run_with_one_line(tmp_path):
+    data = tmp_path / "data"
+    done = cli(data, "--workloads", BAD, "run", "fusion", "--workload", "bad_raises", *FAST)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    said = "bad_raises: fn raised ValueError: the user's bug (at its cpu_shape 16x8 float32"
+    assert said in done.stdout + done.stderr and "Traceback" not in done.stdout + done.stderr
+    listed = cli(data, "history").stdout
+    assert "failed" in listed and "fusion" in listed  # recorded: a failed run with its reason
+
+
+def test_a_function_that_hangs_is_cut_off_by_the_job_timeout(tmp_path):
+    args = ["run", "fusion", "--workload", "bad_hangs", "--timeout", "4", *FAST]
+    done = cli(tmp_path, "--workloads", BAD, *args)
+    assert done.returncode == 1 and "timed out after 4 s" in done.stdout + done.stderr
+
+
+def test_a_file_that_does_not_load_is_said_and_its_workload_is_not_offered(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("def f(:\n")
+    done = cli(tmp_path, "--workloads", f"{broken},{GOOD}", "run", "fusion", "--workload", "f")
+    assert done.returncode == 2
+    assert f"workload file: {broken}: syntax error at line 1" in done.stderr
+    assert "'f' is not allowed; allowed: pointwise" in done.stderr
+    assert "scaled_tanh" in done.stderr  # the good file's workload is offered
+    missing = cli(tmp_path, "--workloads", str(tmp_path / "gone.py"), "workloads")
+    assert missing.returncode == 2 and "gone.py': no such file" in missing.stderr
+
+
+@pytest.fixture
+def user_app(data_dir, monkeypatch, tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise RuntimeError('not today')\n")
+    monkeypatch.setenv("RUNTIME_LAB_WORKLOADS", f"{GOOD},{broken}")
+    replay.install(monkeypatch)
+    st.cache_resource.clear()
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    yield at
+    st.cache_resource.clear()
+
+
+def test_the_pages_offer_the_users_workloads_and_say_which_file_failed(user_app):
+    at = open_page(user_app, "app_pages/fusion.py")
+    picker = widget(at.selectbox, "Workload")
+    assert "scaled_tanh: tanh(x)·1.5 + x · yours (good.py)" in picker.options
+    picker.set_value("scaled_tanh").run()
+    assert widget(at.text_input, "Shape").value in ("64x64", "1024x1024")
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "Your workloads: scaled_tanh" in captions
+    warned = " ".join(w.value for w in at.sidebar.warning)
+    assert "broken.py: importing it raised RuntimeError: not today" in warned
+    assert not [m for m in sys.modules if m.startswith("runtime_lab_user")]
