@@ -6,11 +6,11 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import asdict
 from typing import Any
 
 from runtime_lab.view.text import terminal
 from runtime_lab.workloads.declare import WorkloadInfo, shape_text
+from runtime_lab.workloads.plain import to_plain
 from runtime_lab.workloads.registry import WORKLOADS
 
 
@@ -21,18 +21,6 @@ def add_parser(commands: Any) -> None:
         description="The workload catalog: pass a name to `run fusion --workload NAME`.",
     )
     sub.add_argument("--json", action="store_true", help="the whole catalog as JSON")
-
-
-def plain(work: WorkloadInfo) -> dict[str, Any]:
-    data = asdict(work)
-    data["params"] = dict(work.params)
-    data["presets"] = [
-        {"name": p.name, "shape": p.shape_text, "params": dict(p.params), "source": p.source}
-        for p in work.presets
-    ]
-    data["default_shape"] = shape_text(work.default_shape)
-    data["cpu_shape"] = shape_text(work.cpu_shape)
-    return data
 
 
 def _line(work: WorkloadInfo) -> str:
@@ -49,7 +37,7 @@ def _line(work: WorkloadInfo) -> str:
 
 def main(args: argparse.Namespace) -> int:
     if args.json:
-        print(json.dumps([plain(w) for w in WORKLOADS.values()], indent=2))
+        print(json.dumps([to_plain(w) for w in WORKLOADS.values()], indent=2))
     else:
         print("\n".join(_line(w) for w in WORKLOADS.values()))
     return 0

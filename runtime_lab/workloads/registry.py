@@ -26,6 +26,8 @@ NAMES = (
     "cross_entropy",
     "rope",
     "transformer_block",
+    "norm_block",
+    "norm_block_opaque",
 )
 
 

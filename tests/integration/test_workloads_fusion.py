@@ -65,6 +65,22 @@ def test_every_workload_is_checked_timed_and_drawn(runs, name):
         assert result.matmul_tflops is None
 
 
+def test_a_custom_op_is_a_fusion_barrier(runs):
+    """One block, two RMSNorms: Inductor fuses the traceable one with its neighbours; around the
+    custom op it can only fuse what is outside the node, and the op's own kernels run as eager's."""
+    kernels = {}
+    for name in ("norm_block", "norm_block_opaque"):
+        by = {m.mode: m for m in result_from_record("fusion", runs[name]["result"]).modes}
+        kernels[name] = (by["eager"].kernel_count, by["inductor"].kernel_count)
+    traceable, opaque = kernels["norm_block"], kernels["norm_block_opaque"]
+    assert traceable[1] <= 2 < opaque[1], kernels
+    assert opaque[1] > traceable[1] + 2, kernels  # the norm's own ops, and the add and the gate
+    ops = [
+        o.op for o in result_from_record("fusion", runs["norm_block_opaque"]["result"]).eager_ops
+    ]
+    assert "rms_norm" in ops and "pow" not in ops, ops  # the dispatcher sees one opaque op
+
+
 def test_the_block_runs_with_the_cpu_params(runs):
     result = result_from_record("fusion", runs["transformer_block"]["result"])
     assert dict(result.params) == {"heads": 4, "intermediate": 1024}
