@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 
 from runtime_lab import __version__, registry
 from runtime_lab.cli import argcheck
+from runtime_lab.cli.progress import wait_with_progress
+from runtime_lab.cli.workloads import use_files
 from runtime_lab.config import DataDirError
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.shapes import DTYPES
@@ -151,7 +152,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"runtime_lab: warning: {terminal(jobs.history_notice)}", file=sys.stderr)
     try:
         job_id = jobs.submit(spec, target=args.on)
-        job = _wait_with_progress(jobs, job_id)
+        job = wait_with_progress(jobs, job_id)
     finally:
         jobs.close()
     if job.state == "refused":
@@ -219,22 +220,6 @@ def _workers(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _wait_with_progress(jobs, job_id: str):
-    last, early = "", False
-    while True:
-        job = jobs.wait(job_id, timeout_s=1.0)
-        if job.partial is not None and not early and not job.finished:
-            early = True
-            _early_headline(job)
-        line = f"[{job.state}] {terminal(job.stage)}".rstrip()
-        if line != last and not job.finished:
-            print(line, file=sys.stderr, flush=True)
-            last = line
-        if job.finished:
-            return job
-        time.sleep(0.2)
-
-
 def _history(args: argparse.Namespace) -> int:
     from runtime_lab import config, record
     from runtime_lab.store.history import History, HistoryError
@@ -267,10 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:  # paths, numbers, RUNTIME_LAB_* values: before any worker starts or history opens
         argcheck.check(args)
-        if args.command in ("run", "workloads"):
-            from runtime_lab.cli.workloads import use_files
-
-            use_files(args)
+        use_files(args)  # --workloads: registered before a spec names one of them
         return _command(args)
     except (argcheck.ArgError, DataDirError) as exc:  # it quotes what was typed
         print(f"runtime_lab: error: {terminal(exc)}", file=sys.stderr)
@@ -304,16 +286,3 @@ def _command(args: argparse.Namespace) -> int:
 
         return workloads.main(args)
     return _run(args)
-
-
-def _early_headline(job) -> None:
-    """The timing phase's figures, on stderr, as soon as they are in: the profiler and trace
-    evidence follow, then the whole report on stdout (the partial result is never stored)."""
-    from dataclasses import replace
-
-    from runtime_lab import registry
-
-    report = registry.build_report(replace(job, state="done", result=job.partial).as_run())
-    print(f"timing done, evidence follows: {terminal(report.headline)}", file=sys.stderr)
-    for metric in report.metrics:
-        print(f"  {terminal(metric.label)}: {terminal(metric.value)}", file=sys.stderr, flush=True)

@@ -50,6 +50,8 @@ def use_files(args: argparse.Namespace) -> None:
     from runtime_lab.envvars import WORKLOADS_ENV
     from runtime_lab.workloads.describe import absolute, describe
 
+    if args.command not in ("run", "workloads"):
+        return
     text = args.workloads if args.workloads is not None else os.environ.get(WORKLOADS_ENV, "")
     if not text.strip():
         return

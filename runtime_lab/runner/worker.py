@@ -143,11 +143,11 @@ def run_job(
     """Run one job and send its outcome; returns False when the worker must restart."""
     from runtime_lab import registry
     from runtime_lab.lab import base, tooling
+    from runtime_lab.lab.workload_check import WorkloadRejected
     from runtime_lab.results import to_plain
     from runtime_lab.runner import probe as probe_figures
     from runtime_lab.spec import RunSpec, SpecError
     from runtime_lab.workloads import user
-    from runtime_lab.workloads.smoke import WorkloadRejected
 
     # monotonic stamps (CLOCK_MONOTONIC, one clock for every process on the host): the server
     # checks with them that jobs never overlap; wall-clock stamps are for people

@@ -161,7 +161,7 @@ def load_from_env() -> None:
 def check_job(options, outcome: dict[str, Any]) -> None:
     """A job on a user workload: its code goes into the outcome (the run's record), then it is
     tried small on the CPU before anything else runs (smoke.WorkloadRejected if it fails)."""
-    from runtime_lab.workloads import smoke
+    from runtime_lab.lab import workload_check as smoke
 
     name = dict(options).get("workload")
     if name is None or name in registry.NAMES:

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from runtime_lab import envvars
-from runtime_lab.workloads import registry, smoke, user
+from runtime_lab.lab import workload_check as smoke
+from runtime_lab.workloads import registry, user
 from runtime_lab.workloads.plain import BadDeclaration, from_plain, to_plain
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "user_workloads"

@@ -1,4 +1,4 @@
-"""A user workload tried small on the CPU before a job touches the GPU (worker side, torch)."""
+"""A user workload tried small on the CPU before its job touches the GPU (worker side, torch)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,37 @@
+"""The CLI's wait for a job: its stage on stderr as it changes, the headline when timing ends."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from runtime_lab.view.text import terminal
+
+
+def wait_with_progress(jobs, job_id: str):
+    last, early = "", False
+    while True:
+        job = jobs.wait(job_id, timeout_s=1.0)
+        if job.partial is not None and not early and not job.finished:
+            early = True
+            early_headline(job)
+        line = f"[{job.state}] {terminal(job.stage)}".rstrip()
+        if line != last and not job.finished:
+            print(line, file=sys.stderr, flush=True)
+            last = line
+        if job.finished:
+            return job
+        time.sleep(0.2)
+
+
+def early_headline(job) -> None:
+    """The timing phase's figures, on stderr, as soon as they are in: the profiler and trace
+    evidence follow, then the whole report on stdout (the partial result is never stored)."""
+    from dataclasses import replace
+
+    from runtime_lab import registry
+
+    report = registry.build_report(replace(job, state="done", result=job.partial).as_run())
+    print(f"timing done, evidence follows: {terminal(report.headline)}", file=sys.stderr)
+    for metric in report.metrics:
+        print(f"  {terminal(metric.label)}: {terminal(metric.value)}", file=sys.stderr, flush=True)
