@@ -41,6 +41,9 @@ class ExperimentInfo:
     default_run_basis: str = ""
     # options renamed since runs were recorded: old name → new name (stored runs and links)
     renamed: dict[str, str] = field(default_factory=dict)
+    # workloads whose shape this experiment reads its own way, not by the workload's dims:
+    # name → what the shape means (the form's help); its shape default is default_shape
+    own_shapes: dict[str, str] = field(default_factory=dict)
 
 
 MEASURED_DEFAULTS = (

@@ -103,16 +103,24 @@ PRESETS: dict[str, tuple[str, Callable[[int], str]]] = {
     "pow2-buckets": ("powers of two only, as bucketing would produce", _pow2_buckets),
     "dtype-change": ("one shape, its dtype changing mid-sequence", _dtype_change),
 }
-HELP = (
-    f"up to {MAX_ENTRIES} shapes in call order, separated by commas, semicolons or new lines; "
-    "each like 512x512, optionally with a dtype as in 512x512:float16 "
-    f"({', '.join(DTYPES)}), or a preset name ({', '.join(PRESETS)}; random:SEED)"
-)
+Presets = dict[str, tuple[str, Callable[[int], str]]]
 
 
-def preset(name: str, seed: int = 0) -> str:
-    """The sequence text of a preset."""
-    return PRESETS[name][1](seed)
+def _help(presets: Presets) -> str:
+    random = "; random:SEED" if "random" in presets else ""
+    return (
+        f"up to {MAX_ENTRIES} shapes in call order, separated by commas, semicolons or new lines; "
+        "each like 512x512, optionally with a dtype as in 512x512:float16 "
+        f"({', '.join(DTYPES)}), or a preset name ({', '.join(presets)}{random})"
+    )
+
+
+HELP = _help(PRESETS)
+
+
+def preset(name: str, seed: int = 0, presets: Presets | None = None) -> str:
+    """The sequence text of a preset (of the lab's, or of the table given)."""
+    return (PRESETS if presets is None else presets)[name][1](seed)
 
 
 def _entry_dtype(text: str) -> str | None:
@@ -123,39 +131,42 @@ def _entry_dtype(text: str) -> str | None:
     return name
 
 
-def _expand(item: str) -> list[str] | None:
+def _expand(item: str, presets: Presets) -> list[str] | None:
     """A preset reference (name or random:SEED) → its entries; None when it is not one."""
     name, _, arg = item.partition(":")
     name = name.strip().lower()
-    if name not in PRESETS:
+    if name not in presets:
         return None
     if arg and name != "random":
         raise ValueError(f"preset {item!r}: only random takes a seed (random:SEED)")
     if arg and not re.fullmatch(r"\s*[0-9]{1,9}\s*", arg):
         raise ValueError(f"preset {item!r}: the seed must be a whole number ≥ 0, as in random:7")
-    return re.split(r"[,;\n]", preset(name, int(arg) if arg else 0))
+    return re.split(r"[,;\n]", preset(name, int(arg) if arg else 0, presets))
 
 
-def parse_sequence(value: object) -> list[Entry]:
-    """Parse a sequence (text or list) into (shape, dtype-or-None) entries; ValueError says why."""
+def parse_sequence(value: object, presets: Presets | None = None) -> list[Entry]:
+    """Parse a sequence (text or list) into (shape, dtype-or-None) entries; ValueError says why.
+    presets: the names it may use (a workload's, workloads/sequence.py); default the lab's."""
+    presets = PRESETS if presets is None else presets
+    allowed = HELP if presets is PRESETS else _help(presets)
     if isinstance(value, (list, tuple)):
         items = [str(v) for v in value]
     else:
         text = str(value if value is not None else "").strip()
         if len(text) > MAX_TEXT:
-            raise ValueError(f"is {len(text)} characters long; allowed: {HELP}")
+            raise ValueError(f"is {len(text)} characters long; allowed: {allowed}")
         items = re.split(r"[,;\n]", text)
     items = [i.strip() for i in items if i.strip()]
     if not items:
-        raise ValueError(f"is empty; allowed: {HELP}")
+        raise ValueError(f"is empty; allowed: {allowed}")
     expanded: list[str] = []
     for item in items:
-        found = _expand(item) if item[:1].isalpha() else None
+        found = _expand(item, presets) if item[:1].isalpha() else None
         expanded += found if found is not None else [item]
         if len(expanded) > MAX_ENTRIES:
             break
     if len(expanded) > MAX_ENTRIES:
-        raise ValueError(f"has more than {MAX_ENTRIES} shapes; allowed: {HELP}")
+        raise ValueError(f"has more than {MAX_ENTRIES} shapes; allowed: {allowed}")
     entries = []
     for number, item in enumerate(expanded, start=1):
         shape_text, _, dtype_text = item.partition(":")
@@ -165,6 +176,8 @@ def parse_sequence(value: object) -> list[Entry]:
             dtype = _entry_dtype(dtype_text) if dtype_text else None
         except ValueError as exc:
             text = str(exc).replace(SHAPE_HELP, ENTRY_HELP)
+            if shape_text.strip()[:1].isalpha():  # a name: most likely a preset mistyped
+                text = f"is not a preset ({', '.join(presets)}) nor a shape; expected {ENTRY_HELP}"
             raise ValueError(f"shape {number} ({shown!r}) {text}") from None
         entries.append((shape, dtype))
     return entries
@@ -175,9 +188,9 @@ def entry_text(shape: tuple[int, ...], dtype: str | None = None) -> str:
     return f"{text}:{dtype}" if dtype else text
 
 
-def canonical(value: object) -> str:
+def canonical(value: object, presets: Presets | None = None) -> str:
     """The sequence as canonical text: presets expanded, dtypes spelled out, comma-joined."""
-    return ",".join(entry_text(*e) for e in parse_sequence(value))
+    return ",".join(entry_text(*e) for e in parse_sequence(value, presets))
 
 
 def bucket(shape: tuple[int, ...], dims: tuple[int, ...], how: str, multiple: int) -> tuple:
@@ -190,3 +203,44 @@ def bucket(shape: tuple[int, ...], dims: tuple[int, ...], how: str, multiple: in
                 1 << (n - 1).bit_length() if how == "pow2" else math.ceil(n / multiple) * multiple
             )
     return tuple(padded)
+
+
+# a dynamic batcher's lengths along a dim, as fractions of its size: off powers of two, unsorted,
+# one repeated (a cache hit where the dim is dynamic), none of size 1 (0/1 specialization)
+VARYING = (0.5, 0.3, 0.75, 1.0, 0.3, 0.125)
+
+
+def growing(size: int) -> list[int]:
+    """size/8, size/4, size/2, size (512 … 4096 for 4096); a dim under 8 doubles from size."""
+    return [size >> k for k in (3, 2, 1, 0)] if size >= 8 else [size << k for k in range(4)]
+
+
+def varying(size: int) -> list[int]:
+    """Lengths a batcher would feed, around size (2048, 1229, 3072, 4096, 1229, 512 for 4096)."""
+    if size < 8:
+        return [size * k for k in (2, 3, 1, 4, 3, 1)]
+    return [max(2, round(size * f)) for f in VARYING]
+
+
+def _along(base: tuple[int, ...], axis: int, sizes: list[int]) -> str:
+    return ",".join(entry_text((*base[:axis], n, *base[axis + 1 :])) for n in sizes)
+
+
+def dim_presets(dims: tuple[str, ...], base: tuple[int, ...], order=None) -> Presets:
+    """growing-DIM and varying-DIM for each named dim (in `order`, default dims' own): base with
+    that dim alone changing, the others as they are in base."""
+    found: Presets = {}
+    for name in order or dims:
+        axis, size = dims.index(name), base[dims.index(name)]
+        others = " × ".join(f"{d} {base[i]}" for i, d in enumerate(dims) if i != axis)
+        rest = f" ({others})" if others else ""
+        grow, vary = growing(size), varying(size)
+        found[f"growing-{name}"] = (
+            f"{name} {grow[0]} → {grow[-1]}, doubling{rest}",
+            lambda seed, a=axis, g=grow: _along(base, a, g),
+        )
+        found[f"varying-{name}"] = (
+            f"{name} varying as a batcher feeds it: {', '.join(map(str, vary))}{rest}",
+            lambda seed, a=axis, v=vary: _along(base, a, v),
+        )
+    return found

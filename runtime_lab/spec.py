@@ -18,8 +18,7 @@ from runtime_lab.shapes import (
     canonical,
     parse_shape,
 )
-from runtime_lab.workloads.fit import fit
-from runtime_lab.workloads.registry import WORKLOADS
+from runtime_lab.workloads.fit import any_shape, check_name, fit_spec
 
 WARMUP_RANGE = (0, 1000)
 REPEAT_RANGE = (1, 10000)
@@ -164,10 +163,10 @@ def _renamed(renamed: dict[str, str], given: dict[str, Any]) -> dict[str, Any]:
 
 
 def _option(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) -> Any:
-    if spec.kind == "params":
+    if spec.kind in ("params", "dims"):  # checked against the workload in build_spec
         return "" if value is None else str(value).strip()
     if spec.kind == "workload":
-        return _workload(name, value, problems)
+        return check_name(name, value, problems)
     if spec.kind == "shapes":
         return _shapes(name, value, problems)
     if spec.kind == "multi":
@@ -183,10 +182,8 @@ def _option(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) -
     return _int_in(name, value, spec.low, spec.high, problems)
 
 
-def _workload(name: str, value: Any, problems: dict[str, str]) -> Any:
-    if value not in WORKLOADS:  # read now: the catalog may have grown since import
-        problems[name] = f"{_show(value)} is not a workload here; allowed: {', '.join(WORKLOADS)}"
-    return value
+def _dims(shape: Any, problems: dict[str, str]) -> tuple[int, ...]:
+    return any_shape(shape, problems)
 
 
 def build_spec(
@@ -210,13 +207,9 @@ def build_spec(
     info = EXPERIMENTS[experiment]
     sequence = next((n for n, o in info.options.items() if o.kind == "shapes"), None)
     workload = next((n for n, o in info.options.items() if o.kind == "workload"), None)
-    try:
-        # with a shape sequence the main shape is ignored: the run records the sequence's first;
-        # with a workload its dims decide (a preset's name is a shape too): checked below
-        dims = parse_shape(shape) if sequence is None and workload is None else (1,)
-    except ValueError as exc:
-        problems["shape"] = f"{_show(shape)} {exc}"
-        dims = (1,)
+    # with a shape sequence the main shape is ignored: the run records the sequence's first;
+    # with a workload its dims decide (a preset's name is a shape too): checked below
+    dims = _dims(shape, problems) if sequence is None and workload is None else (1,)
     if dtype not in DTYPES:
         problems["dtype"] = f"{_show(dtype)} is not supported; allowed: {', '.join(DTYPES)}"
     device = str(device).strip().lower() if isinstance(device, str) else device
@@ -235,7 +228,7 @@ def build_spec(
         for name, ospec in info.options.items()
     }
     if workload is not None and workload not in problems:
-        dims, opts["params"] = fit(opts[workload], shape, dtype, opts.get("params"), problems)
+        dims = fit_spec(info, opts, given, shape, dtype, problems) or dims
     if problems:
         raise SpecError(problems)
     if sequence is not None:
@@ -268,7 +261,8 @@ def spec_from_values(experiment: str, values: dict[str, Any]) -> RunSpec:
 def _default_shape(info, options: dict[str, Any]) -> Any:
     """The experiment's default shape; with a workload chosen, None: the workload's own."""
     workload = next((n for n, o in info.options.items() if o.kind == "workload"), None)
-    return None if workload and options.get(workload) else info.default_shape
+    chosen = options.get(workload) if workload else None
+    return None if chosen and chosen not in info.own_shapes else info.default_shape
 
 
 def check_against_env(spec: RunSpec, env: dict[str, Any] | None) -> dict[str, str]:

@@ -98,9 +98,13 @@ def table_lines(frame: pd.DataFrame, indent: str = "  ") -> list[str]:
 
 
 def lines(view: core.Comparison) -> list[str]:
-    """What the CLI prints: differences, then key figures, then the headline."""
+    """What the CLI prints: a warning when the workloads differ, the differences, then key
+    figures, then the headline."""
     base, experiment = terminal(view.labels[0]), terminal(view.experiment)
-    out = [f"Comparing {experiment} runs {terminal(', '.join(view.labels))} (baseline {base})", ""]
+    out = [f"Comparing {experiment} runs {terminal(', '.join(view.labels))} (baseline {base})"]
+    if view.workloads:  # at the top: the figures below compare different functions
+        out.append(f"WARNING: {terminal(view.workloads)}")
+    out.append("")
     out.append("Spec and environment, the fields that differ:")
     diffs = table_lines(view.differences) if not view.differences.empty else ["  none"]
     out += [*diffs, ""]
@@ -119,6 +123,7 @@ def to_json(view: core.Comparison) -> dict[str, Any]:
         "runs": list(view.labels),
         "baseline": view.labels[0],
         "headline": view.headline,
+        "workloads": view.workloads,
         "differences": view.differences.to_dict(orient="records"),
         "figures": figures,
         "notes": list(view.notes),

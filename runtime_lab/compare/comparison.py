@@ -13,6 +13,7 @@ import pandas as pd
 
 from runtime_lab import registry
 from runtime_lab.compare import table as compare_table
+from runtime_lab.compare import workloads
 from runtime_lab.record import Run
 from runtime_lab.results import stats
 from runtime_lab.view import frames
@@ -118,7 +119,7 @@ def _fields(run: Run) -> list[tuple[str, str, str]]:
     rows = [("environment", name, read(env)) for name, read in ENV_FIELDS]
     rows.append(("environment", "ran alongside", _alongside(run)))
     rows.append(("environment", "recorded", imported_from(run.origin) or "here"))
-    spec = frames.spec_frame(run.spec)
+    spec = frames.spec_frame(workloads.normalised(run.spec))  # old option names read as today's
     rows += [("spec", f, v) for f, v in zip(spec["field"], spec["value"], strict=True)]
     return [(s, f, "—" if v is None else str(v)) for s, f, v in rows]
 
@@ -260,6 +261,7 @@ class Comparison:
     figures: pd.DataFrame  # long form (FIGURE_COLUMNS)
     table: pd.DataFrame  # figure_table: the figures for reading
     headline: str
+    workloads: str  # one line when the runs ran different workloads (or parameters); else ""
     charts: tuple[tuple[str, Any], ...]  # (title, Altair chart), the run as colour
     notes: tuple[str, ...]
 
@@ -286,6 +288,7 @@ def build(runs: Sequence[Run]) -> Comparison:
         figures=long,
         table=compare_table.figure_table(long, labels),
         headline=headline(long, diffs, labels),
+        workloads=workloads.line(runs, labels),
         charts=tuple(registry.comparison(experiment).charts(results)) if results else (),
         notes=tuple(notes),
     )

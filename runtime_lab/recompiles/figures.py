@@ -85,6 +85,9 @@ def _summary(result: RecompilesResult, cudagraphs: dict[str, int]) -> dict[str, 
         "failed_modes": {m.mode: m.error for m in result.modes if m.error},
     }
     # the what-ifs only where they ran: an old run's summary keeps exactly its recorded keys
+    if result.workload is not None:
+        found["workload"] = result.workload
+        found["marked_dims"] = [result.dim_names[d] for d in result.dims]
     if result.stance != "default":
         found["stance"] = {
             "stance": result.stance,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from runtime_lab.recompiles import cudagraph_calls as cg
+from runtime_lab.recompiles import report_workload as rw
 from runtime_lab.recompiles.figures import RecompilesFigures
 from runtime_lab.recompiles.result import ModeRun, RecompilesResult
 
@@ -60,7 +61,13 @@ def calls_frame(result: RecompilesResult) -> pd.DataFrame:
     columns += ["compile_s", "call_s", "compile_id", "reason", "guard_failures"]
     columns += ["guard_failure_count", "guard_count", "fx_cache", "steady_ms", "steady_iqr_ms"]
     columns += ["eager_ms", "padding_bytes", "error", "stance", "cudagraph", "cudagraph_id"]
-    return pd.DataFrame(rows, columns=[*columns, "cudagraph_reason"])
+    frame = pd.DataFrame(rows, columns=[*columns, "cudagraph_reason"])
+    if rw.workload_run(result):  # the named dims each call changed (runs from before: none)
+        changed = [
+            rw.changed_column(result, [c.requested_shape for c in m.calls]) for m in result.modes
+        ]
+        frame.insert(4, "changed", [text for mode in changed for text in mode])
+    return frame
 
 
 def limit_status(mode: ModeRun) -> str:

@@ -2,16 +2,25 @@
 
 from runtime_lab.options import MEASURED_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
+from runtime_lab.workloads.option import workload_options
 
 DEFAULT_MODES = ("dynamic=False", "dynamic=None", "dynamic=True", "mark_dynamic")
 # the marks' variants are opt-in: each mode is one more compile of the sequence
 RECOMPILE_MODES = (*DEFAULT_MODES, "maybe_mark_dynamic", "mark_unbacked")
 STANCES = ("default", "eager_on_recompile", "fail_on_recompile", "force_eager")
 SHAPES_HELP = (
-    "the calls, in order: 512x512,1024x1024 or 512x512:float16 (a dtype change), up to 32, or a "
-    "preset (squares, growing-batch, alternating, odd-sizes, random:SEED, pow2-buckets, "
-    "dtype-change). It replaces the main shape, which this experiment ignores; entries without "
-    "a dtype use the main dtype"
+    "the calls, in order, each one number per dim of the workload: 512x512,1024x1024 or "
+    "512x512:float16 (a dtype change), up to 32, or a preset: along a named dim of the "
+    "workload (growing-tokens, varying-seq, …: growing-DIM and varying-DIM for each of its "
+    "dims) or, for a 2-dim workload, squares, growing-batch, alternating, odd-sizes, "
+    "random:SEED, pow2-buckets, dtype-change. It replaces the main shape, which this "
+    "experiment ignores; entries without a dtype use the main dtype"
+)
+DIMS_HELP = (
+    "the workload's dims marked by mark_dynamic, maybe_mark_dynamic and mark_unbacked, and "
+    "padded when bucketing: names (tokens, seq) or indices (0), comma-joined; auto: the dims "
+    "the sequence varies (else the workload's declared dynamic dims). Each input is marked "
+    "on the axes that carry the dim (found by changing the dim on meta tensors)"
 )
 
 # name → (what it does, does the ordering guarantee the result?)
@@ -26,9 +35,11 @@ INFO = ExperimentInfo(
     ),
     icon=":material/sync:",
     intro=(
-        "Type the shapes your function will see, in order (as a dynamic batcher would "
-        "feed it), or pick a preset. The lab calls **silu(x + y) * (x − y)** under "
-        "`torch.compile` once per shape, for each dynamic mode from a clean compile "
+        "Pick a **workload** and type the shapes it will see, in order (as a dynamic batcher "
+        "would feed it), one number per named dim, or pick a preset along a dim (growing "
+        "token counts, varying sequence lengths). The default is the seed's **silu(x + y) * "
+        "(x − y)**. The lab calls it under `torch.compile` once per shape, for each dynamic "
+        "mode from a clean compile "
         "state, and shows call by call whether Dynamo compiled, recompiled or reused a "
         "frame, what the compile cost, which guard failed and why, and how close each "
         "mode came to `recompile_limit`. A bucketing what-if pads the shapes and compares "
@@ -63,15 +74,11 @@ INFO = ExperimentInfo(
             choices=RECOMPILE_MODES,
             kind="multi",
         ),
-        "dims": OptionSpec(
-            default="0,1",
-            help=(
-                "dimensions marked in mark_dynamic, maybe_mark_dynamic and mark_unbacked, and "
-                "padded when bucketing"
-            ),
-            choices=("0", "1", "2", "3"),
-            kind="multi",
+        **workload_options(
+            help="the function every call runs (python -m runtime_lab workloads lists them); "
+            "each shape of the sequence is one number per dim of it"
         ),
+        "dims": OptionSpec(default="auto", help=DIMS_HELP, kind="dims"),
         "backend": OptionSpec(
             default="inductor",
             help="torch.compile backend: eager is Dynamo only (same recompiles, fast compiles)",

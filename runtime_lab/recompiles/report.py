@@ -9,6 +9,7 @@ from runtime_lab.recompiles import charts as cr
 from runtime_lab.recompiles import frames as fr
 from runtime_lab.recompiles import report_evidence as ev
 from runtime_lab.recompiles import report_whatif as wi
+from runtime_lab.recompiles import report_workload as rw
 from runtime_lab.recompiles.figures import RecompilesFigures, figures
 from runtime_lab.recompiles.result import CallRecord, ModeRun, RecompilesResult
 from runtime_lab.report import Metric, Report, in_tab, run_json_download
@@ -41,6 +42,7 @@ def _headline(result: RecompilesResult, order: tuple[str, ...]) -> str:
         for name in order
     ]
     head = f"recompiles {device} {result.backend}, {len(result.sequence)} calls"
+    head = rw.head(result, device) if rw.workload_run(result) else head
     stance = f" · stance {result.stance} after call 1" if result.stance != "default" else ""
     return f"{head}: {' · '.join(parts)}{stance}"
 
@@ -76,7 +78,7 @@ def _metrics(result: RecompilesResult, fig: RecompilesFigures) -> list[Metric]:
                 (g.fullgraph_error or "")[:400] or None,
             )
         )
-    found += wi.metrics(result, fig)
+    found += wi.metrics(result, fig) + rw.metrics(result)
     found.append(
         Metric(
             "recompile_limit",
@@ -96,7 +98,7 @@ def _mode_notes(result: RecompilesResult, fig: RecompilesFigures) -> list[str]:
         first = fig.first_recompile.get(m.mode)
         if first:
             notes.append(f"{m.mode}: first recompile at call {first.index}, because {first.reason}")
-        if m.mode in wi.MARKING:
+        if m.mode in wi.MARKING and not rw.workload_run(result):  # rw names the dims instead
             marked = {f"index {d}" for d in result.dims}
             other = [
                 c
@@ -153,7 +155,7 @@ def _bucket_note(result: RecompilesResult, summary) -> str | None:
 
 
 def _notes(result: RecompilesResult, fig: RecompilesFigures, buckets) -> list[str]:
-    notes = _mode_notes(result, fig) + wi.notes(result, fig)
+    notes = rw.notes(result, fig) + _mode_notes(result, fig) + wi.notes(result, fig)
     bucket = _bucket_note(result, buckets)
     if bucket:
         notes.append(bucket)
@@ -210,7 +212,8 @@ def _warnings(result: RecompilesResult) -> list[str]:
 
 
 def _readable_calls(calls):
-    keep = ["mode", "call", "shape", "run_shape", "dtype", "event", "compile_s", "call_s"]
+    keep = ["mode", "call", "shape", *(["changed"] if "changed" in calls else []), "run_shape"]
+    keep += ["dtype", "event", "compile_s", "call_s"]
     keep += ["compile_id", "reason", "guard_count", "fx_cache", "steady_ms", "eager_ms", "error"]
     keep += ["stance", "cudagraph", "cudagraph_reason"]
     keep += ["tlparse_folder"] if "tlparse_folder" in calls else []
@@ -251,7 +254,7 @@ def build(run: dict[str, Any], result: RecompilesResult) -> Report:
         )
     charts += wi.charts(graphs)
     tables = [("Per mode totals", totals.dropna(axis="columns", how="all"))]
-    tables.append(("Calls", _readable_calls(calls)))
+    tables.append((f"Calls{rw.of(result)}", _readable_calls(calls)))
     if not reasons.empty:
         tables.append(("Recompile reasons: every cached frame's failing guard", reasons))
     bucket = fr.bucket_frame(result)

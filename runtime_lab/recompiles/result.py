@@ -96,7 +96,7 @@ class RecompilesResult:
     fullgraph: bool
     dtype: str  # for entries without their own
     sequence: tuple[str, ...]  # entry texts, as run
-    dims: tuple[int, ...]
+    dims: tuple[int, ...]  # the dims marked and padded (indices into each shape)
     recompile_limit: int
     bucket: str  # pow2 | multiple | off
     bucket_multiple: int
@@ -106,6 +106,11 @@ class RecompilesResult:
     notes: tuple[str, ...] = ()
     stance: str = "default"  # what ran: "default" when asked for one this torch lacks
     cudagraphs: bool = False  # the reduce-overhead what-if was asked for
+    # the workload (None: a run from before the catalog, of the seed's pointwise function)
+    workload: str | None = None
+    dim_names: tuple[str, ...] = ()  # its named dims, in shape order (dims indexes them)
+    params: str = ""  # its parameters as typed (canonical; empty: its defaults)
+    marked: str = ""  # the input axes the marks went on, in words: "x dim 0"
 
 
 RESULT_TYPE = RecompilesResult  # what the registry rebuilds a stored run into

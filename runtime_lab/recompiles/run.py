@@ -17,12 +17,12 @@ from runtime_lab.recompiles import run_calls as rc
 from runtime_lab.recompiles import run_cudagraphs as rg
 from runtime_lab.recompiles.breaks import run_variant
 from runtime_lab.recompiles.result import ModeRun, RecompilesResult
+from runtime_lab.recompiles.run_inputs import Work, held_bytes, work_of
 from runtime_lab.recompiles.steady import eager_times, marks_for, missing_mark, steady_times
 from runtime_lab.shapes import DTYPE_BYTES, bucket, entry_text, parse_sequence
 from runtime_lab.spec import RunSpec
-from runtime_lab.workloads.pointwise.op import pointwise
 
-MODES = {  # mode → (torch.compile dynamic=, how x and y are marked: a steady.MARKS key)
+MODES = {  # mode → (torch.compile dynamic=, how the inputs are marked: a steady.MARKS key)
     "dynamic=False": (False, None),
     "dynamic=None": (None, None),
     "dynamic=True": (True, None),
@@ -53,24 +53,31 @@ def _padded(spec: RunSpec, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def estimate_bytes(spec: RunSpec) -> int:
-    # the largest call: inputs, output and eager's intermediates, padded when bucketing
-    sizes = [math.prod(s) * DTYPE_BYTES[d] for s, d in _calls(spec)]
+    calls = _calls(spec)
     if spec.option("bucket") != "off":
-        sizes += [math.prod(_padded(spec, s)) * DTYPE_BYTES[d] for s, d in _calls(spec)]
+        calls += [(_padded(spec, s), d) for s, d in calls]
     flush = (CUDA_FLUSH_BYTES if spec.device != "cpu" else CPU_FLUSH_BYTES) if spec.l2_flush else 0
-    pool = 0
-    if spec.option("cudagraphs") and spec.device != "cpu":
+    graphs = spec.option("cudagraphs") and spec.device != "cpu"
+    if spec.option("workload") == "pointwise":  # as before the catalog: x, y, out, intermediates
         # reduce-overhead keeps each distinct shape's graph in its pool: inputs, output, temporaries
-        pool = sum(math.prod(s) * DTYPE_BYTES[d] * 4 for s, d in set(_calls(spec)))
-    return max(sizes) * 7 + flush + pool
+        pool = sum(math.prod(s) * DTYPE_BYTES[d] * 4 for s, d in set(_calls(spec))) if graphs else 0
+        return max(math.prod(s) * DTYPE_BYTES[d] for s, d in calls) * 7 + flush + pool
+    # the largest call's inputs and every tensor eager writes (meta tensors), twice: a compiled
+    # call's buffers beside the inputs kept for timing; each distinct shape's graph in the pool
+    name, params = spec.option("workload"), spec.option("params")
+    held = {(s, d): held_bytes(name, s, d, params) for s, d in calls}
+    pool = sum(held[c] for c in set(_calls(spec))) if graphs else 0
+    return max(held.values()) * 2 + flush + pool
 
 
-def run_mode(mode: str, plan: Plan, spec: RunSpec, ctx: Context, log, stance=None) -> ModeRun:
+def run_mode(
+    mode: str, plan: Plan, work: Work, spec: RunSpec, ctx: Context, log, stance=None
+) -> ModeRun:
     """The sequence from a clean compile state, the stance (if any) set from the second call on:
     the first call compiles under the default stance, since fail_on_recompile would refuse even
     that compile and eager_on_recompile would never compile at all."""
     dynamic, mark = MODES[mode]
-    marks = marks_for(mark, _dims(spec))
+    marks = marks_for(mark)
     graphs_whatif = mode == rg.MODE
     # reduce-overhead is Inductor's mode (torch.compile takes a mode or a backend, not both); it
     # runs under the default stance: the what-if is about the graphs, not the stance
@@ -79,7 +86,8 @@ def run_mode(mode: str, plan: Plan, spec: RunSpec, ctx: Context, log, stance=Non
     fresh = ct.fresh_cache_dirs() if spec.option("fresh_caches") else nullcontext()
     with fresh:
         ct.reset()
-        fn = ct.own_copy(pointwise, f"pointwise_{mode.replace('=', '_').replace('-', '_')}")
+        own = f"{work.fn.__name__}_{mode.replace('=', '_').replace('-', '_')}"
+        fn = ct.own_copy(work.fn, own)
         compiled = torch.compile(fn, dynamic=dynamic, fullgraph=spec.option("fullgraph"), **how)
         records = []
         traced = capture(_trace_name(mode)) if spec.option("compile_trace") else nullcontext()
@@ -93,7 +101,7 @@ def run_mode(mode: str, plan: Plan, spec: RunSpec, ctx: Context, log, stance=Non
                 if seen is not None:
                     seen.before()
                 later = stance if i > 1 else None
-                record = rc.call(compiled, fn.__code__, i, item, spec, ctx, log, marks, later)
+                record = rc.call(compiled, fn.__code__, i, item, work, spec, ctx, log, marks, later)
                 if record.event == "compile" and any(r.event in rc.COMPILED for r in records):
                     record = replace(record, event="recompile")
                 records.append(seen.after(record) if seen is not None else record)
@@ -102,7 +110,7 @@ def run_mode(mode: str, plan: Plan, spec: RunSpec, ctx: Context, log, stance=Non
         base = ModeRun(
             mode=mode,
             dynamic=str(dynamic),
-            detail=_detail(mode, spec),
+            detail=_detail(mode, spec, work),
             unique_graphs=counters["stats"].get("unique_graphs", 0),
             graph_breaks=sum(counters["graph_break"].values()),
             compile_evidence=evidence(trace) if trace is not None else None,
@@ -112,7 +120,7 @@ def run_mode(mode: str, plan: Plan, spec: RunSpec, ctx: Context, log, stance=Non
         final_id, guards = ct.final_guards(fn.__code__)
         before = ct.compile_records()
         with ct.stance(stance):  # timed as the calls after warm-up ran: eager where they did
-            times = steady_times(compiled, records, spec, ctx, marks, mode)
+            times = steady_times(compiled, work, records, spec, ctx, marks, mode)
         timing_compiles = len(ct.new_records(before))
     base = replace(
         base, final_compile_id=final_id, final_guards=guards, timing_compiles=timing_compiles
@@ -130,18 +138,19 @@ def _with_eager(mode: ModeRun, eager: dict) -> ModeRun:
     return replace(mode, calls=calls)
 
 
-def _detail(mode: str, spec: RunSpec) -> str:
-    dims = spec.option("dims")
+def _detail(mode: str, spec: RunSpec, work: Work) -> str:
+    names = ", ".join(work.dims[d] for d in _dims(spec))
+    on = f"{names} ({work.marked()})"
     if mode == "mark_dynamic":
-        return f"torch._dynamo.mark_dynamic on dims {dims} of x and y, dynamic=None"
+        return f"torch._dynamo.mark_dynamic on {on}, dynamic=None"
     if mode == "maybe_mark_dynamic":
         return (
-            f"torch._dynamo.maybe_mark_dynamic on dims {dims} of x and y, dynamic=None: a hint, "
+            f"torch._dynamo.maybe_mark_dynamic on {on}, dynamic=None: a hint, "
             "Dynamo may still specialize them"
         )
     if mode == "mark_unbacked":
         return (
-            f"torch._dynamo.decorators.mark_unbacked on dims {dims} of x and y, dynamic=None: "
+            f"torch._dynamo.decorators.mark_unbacked on {on}, dynamic=None: "
             "unbacked sizes, no 0/1 specialization and no guards on them"
         )
     if mode == rg.MODE:
@@ -155,7 +164,7 @@ def _detail(mode: str, spec: RunSpec) -> str:
             if spec.option("bucket") == "pow2"
             else f"multiples of {spec.option('bucket_multiple')}"
         )
-        return f"dims {dims} padded up to {how}, then dynamic=False"
+        return f"{names} padded up to {how}, then dynamic=False"
     return {
         "dynamic=False": "static shapes: one graph per distinct shape",
         "dynamic=None": "automatic dynamic: static first, dynamic after a size changes",
@@ -178,6 +187,7 @@ def run(spec: RunSpec, ctx: Context) -> RecompilesResult:
     if missing:
         notes.append(f"{missing}: the run used the default stance.")
         stance = "default"
+    work = work_of(spec, _dims(spec), calls[0][0])  # which input axes carry the marked dims
     ctx.progress("warming up the compiler", None, None)
     ct.warm_compiler(spec.option("backend"), ctx.device)
     if any(mode == rg.MODE for mode, _ in plans) and spec.option("backend") != "inductor":
@@ -191,7 +201,7 @@ def run(spec: RunSpec, ctx: Context) -> RecompilesResult:
                 runs.append(ModeRun(mode=mode, dynamic="None", detail="", error=lacks))
                 continue
             try:
-                runs.append(run_mode(mode, plan, spec, ctx, log, stance))
+                runs.append(run_mode(mode, plan, work, spec, ctx, log, stance))
             except Exception as exc:  # one mode failing must not hide the others
                 runs.append(ModeRun(mode=mode, dynamic="", detail="", error=rc.short(exc)))
         if any(mode == rg.MODE for mode, _ in plans):
@@ -200,9 +210,9 @@ def run(spec: RunSpec, ctx: Context) -> RecompilesResult:
         if spec.option("graph_break") != "off":
             ctx.progress(f"graph-break variant: {spec.option('graph_break')}", None, None)
             shape, dtype = calls[0]
-            graph_break = run_variant(spec.option("graph_break"), shape, dtype, spec, ctx)
+            graph_break = run_variant(spec.option("graph_break"), work, shape, dtype, spec, ctx)
     ct.reset()
-    eager = eager_times(calls, spec, ctx)  # last: by now the process is warm, as in the modes
+    eager = eager_times(work, calls, spec, ctx)  # last: the process is warm, as in the modes
     runs = [_with_eager(r, eager) for r in runs]
     return RecompilesResult(
         device=str(ctx.device),
@@ -220,4 +230,8 @@ def run(spec: RunSpec, ctx: Context) -> RecompilesResult:
         notes=tuple(notes),
         stance=stance,
         cudagraphs=spec.option("cudagraphs"),
+        workload=work.name,
+        dim_names=work.dims,
+        params=spec.option("params"),
+        marked=work.marked(),
     )

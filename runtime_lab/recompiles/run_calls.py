@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import replace
 
@@ -12,12 +11,11 @@ from torch._dynamo.utils import counters
 from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab.base import Context
 from runtime_lab.recompiles.result import CallRecord, ModeRun
-from runtime_lab.recompiles.steady import Marks, inputs
-from runtime_lab.shapes import DTYPE_BYTES
+from runtime_lab.recompiles.run_inputs import Work
+from runtime_lab.recompiles.steady import Marks
 from runtime_lab.spec import RunSpec
 
 COMPILED = ("compile", "recompile")
-TRANSFERS = 3  # x and y read, out written: what padding adds per padded element
 MAX_ERROR = 1500
 STANCE_DID = {  # stance → what it did to a call that would have compiled
     "eager_on_recompile": "ran eager instead of recompiling",
@@ -52,18 +50,29 @@ def _stance_reason(stance: str | None, event: str, error: str | None, misses) ->
     return text + (f" ({misses[0]})" if misses else "")
 
 
-def call(compiled, code, index: int, item, spec: RunSpec, ctx: Context, log, marks: Marks, stance):
+def call(
+    compiled,
+    code,
+    index: int,
+    item,
+    work: Work,
+    spec: RunSpec,
+    ctx: Context,
+    log,
+    marks: Marks,
+    stance,
+):
     """One call of the sequence: what Dynamo did, how long it took, which frame ran it."""
     requested, shape, dtype = item
     before, log_mark, fx_before = ct.compile_records(), len(log), _fx_cache()
-    error = x = y = None
+    error = made = None
     start = time.perf_counter()
     try:
         # a mark can refuse an input (mark_unbacked on some sizes): that is this call's failure
-        x, y = inputs(shape, dtype, spec.seed + index, ctx.device, marks)
+        made = work.inputs(shape, dtype, spec.seed + index, ctx.device, marks)
         start = time.perf_counter()
         with ct.stance(stance):
-            compiled(x, y)
+            compiled(*made)
         if ctx.device.type == "cuda":
             torch.cuda.synchronize(ctx.device)
     except Exception as exc:  # e.g. FailOnRecompileLimitHit: a state of the run, shown per call
@@ -86,12 +95,12 @@ def call(compiled, code, index: int, item, spec: RunSpec, ctx: Context, log, mar
     elif stance == "force_eager":  # Dynamo is off: a passing guard does not mean it ran compiled
         event = "eager fallback"
     else:
-        served = ct.served_by(code, {"x": x, "y": y})
+        served = ct.served_by(code, work.locals(made))
         event = "cache hit" if served else "eager fallback"
     guard_failures = ct.guard_failures(log[log_mark:])
     stanced = None
-    if x is not None and stance and stance != "default" and not done:
-        misses = ct.guard_misses(code, {"x": x, "y": y})
+    if made is not None and stance and stance != "default" and not done:
+        misses = ct.guard_misses(code, work.locals(made))
         stanced = _stance_reason(stance, event, error, misses)
         guard_failures = guard_failures or (misses if stanced else ())
     return CallRecord(
@@ -107,7 +116,8 @@ def call(compiled, code, index: int, item, spec: RunSpec, ctx: Context, log, mar
         guard_failures=guard_failures,
         guard_count=done[-1].guard_count if done else None,
         fx_cache="hit" if fx_hits else ("miss" if fx_misses else None),
-        padding_bytes=(math.prod(shape) - math.prod(requested)) * DTYPE_BYTES[dtype] * TRANSFERS,
+        # what padding adds per call: the inputs read and the output written, padded vs asked
+        padding_bytes=work.moved_bytes(shape, dtype) - work.moved_bytes(requested, dtype),
         error=error or (fail_text[:MAX_ERROR] if failed else None),
         stance=stance if stance and stance != "default" else None,
     )

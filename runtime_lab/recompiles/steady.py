@@ -1,18 +1,16 @@
-"""Recompiles, the measuring part: inputs (marked dynamic where asked) and steady-state times."""
+"""Recompiles, the measuring part: the marks, and steady-state times (compiled and eager)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-import torch
-
-from runtime_lab.lab.base import Context, torch_dtype
+from runtime_lab.lab.base import Context
 from runtime_lab.lab.timing import measure
 from runtime_lab.recompiles.result import CallRecord
+from runtime_lab.recompiles.run_inputs import Work
 from runtime_lab.results import Stats, stats
 from runtime_lab.shapes import entry_text
 from runtime_lab.spec import RunSpec
-from runtime_lab.workloads.pointwise.op import pointwise
 
 # mark → (module, name): looked up when a mode starts, so a torch that lacks one fails that
 # mode with the reason while the other modes still run (no version guessed: the name decides)
@@ -21,7 +19,7 @@ MARKS = {
     "maybe_mark_dynamic": ("torch._dynamo", "maybe_mark_dynamic"),
     "mark_unbacked": ("torch._dynamo.decorators", "mark_unbacked"),
 }
-Marks = tuple[Callable, tuple[int, ...]] | None  # (mark function, dims) applied to x and y
+Marks = Callable | None  # the mark function applied to the inputs' marked axes (run_inputs)
 
 
 def _mark_function(kind: str) -> Callable | None:
@@ -45,24 +43,12 @@ def missing_mark(kind: str) -> str | None:
     return None if found else f"needs a newer torch: {module}.{name} is missing"
 
 
-def marks_for(kind: str | None, dims: tuple[int, ...]) -> Marks:
-    return None if kind is None else (_mark_function(kind), dims)
-
-
-def inputs(shape, dtype: str, seed: int, device, marks: Marks):
-    generator = torch.Generator(device=device).manual_seed(seed)
-    x = torch.randn(shape, generator=generator, device=device, dtype=torch_dtype(dtype))
-    y = torch.randn(shape, generator=generator, device=device, dtype=torch_dtype(dtype))
-    mark, dims = marks or (None, ())
-    for d in dims:
-        if d < x.dim():  # a dim the shape lacks is skipped, as a shorter shape has no such dim
-            mark(x, d)
-            mark(y, d)
-    return x, y
+def marks_for(kind: str | None) -> Marks:
+    return None if kind is None else _mark_function(kind)
 
 
 def _time_each(
-    fn, calls, spec: RunSpec, ctx: Context, marks, label: str
+    fn, work: Work, calls, spec: RunSpec, ctx: Context, marks, label: str
 ) -> dict[tuple, Stats | None]:
     """Steady-state stats of fn per distinct (shape, dtype), each with inputs of its own."""
     found: dict[tuple, Stats | None] = {}
@@ -71,10 +57,10 @@ def _time_each(
             continue
         text = entry_text(shape, dtype)
         ctx.progress(f"{label} {text}: timing", None, None)
-        x, y = inputs(shape, dtype, spec.seed + index, ctx.device, marks)
+        made = work.inputs(shape, dtype, spec.seed + index, ctx.device, marks)
         try:
             t = measure(
-                lambda x=x, y=y: fn(x, y),
+                lambda made=made: fn(*made),
                 device=ctx.device,
                 label=f"{label} {text}",
                 warmup=spec.warmup,
@@ -88,15 +74,17 @@ def _time_each(
     return found
 
 
-def steady_times(compiled, records: list[CallRecord], spec: RunSpec, ctx: Context, marks, label):
+def steady_times(
+    compiled, work: Work, records: list[CallRecord], spec: RunSpec, ctx: Context, marks, label
+):
     """Median and IQR per call of each distinct input once compiled (frames stay as they are)."""
     calls = [(r.index, r.shape, r.dtype) for r in records if r.event != "failed"]
-    timed = _time_each(compiled, calls, spec, ctx, marks, label)
+    timed = _time_each(compiled, work, calls, spec, ctx, marks, label)
     return {key: (s.median, s.iqr) if s else None for key, s in timed.items()}
 
 
-def eager_times(calls, spec: RunSpec, ctx: Context) -> dict[tuple, float | None]:
+def eager_times(work: Work, calls, spec: RunSpec, ctx: Context) -> dict[tuple, float | None]:
     """Eager's median per distinct input: the reference a compiled call is compared with."""
     numbered = [(i, shape, dtype) for i, (shape, dtype) in enumerate(calls, start=1)]
-    timed = _time_each(pointwise, numbered, spec, ctx, None, "eager")
+    timed = _time_each(work.fn, work, numbered, spec, ctx, None, "eager")
     return {key: s.median if s else None for key, s in timed.items()}

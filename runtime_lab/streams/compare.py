@@ -10,7 +10,7 @@ import altair as alt
 from runtime_lab.compare import charts as cc
 from runtime_lab.streams import frames as sf
 from runtime_lab.streams.figures import figures
-from runtime_lab.streams.result import StreamsResult
+from runtime_lab.streams.result import StreamsResult, op_timing
 
 _VARIANT_FIGURES = {
     "mismatches": "wrong results",
@@ -32,6 +32,7 @@ LABELS: dict[str, Any] = {
     "overlap_hidden_dependency_pct": "overlap with a default-stream op between",
     "event_elapsed_ms_median": "Event.elapsed_time of the matmul",
     "host_us_median": "host time of {}",
+    "op_ms_median": "the side-stream op's time per call (lab harness)",
 }
 UNITS: dict[str, str] = {}
 IGNORED = ("trials", "delay_ms", "variants.*.trials")  # inputs, the same in like runs
@@ -42,6 +43,9 @@ def samples(result: StreamsResult) -> dict[str, tuple[float, ...]]:
     found = {f"host_us_median.{b.call}": b.host_us for b in result.host_blocking}
     if result.event_ms:
         found["event_elapsed_ms_median"] = result.event_ms
+    timed = op_timing(result)
+    if result.workload and timed is not None:
+        found["op_ms_median"] = timed.primary_ms
     return found
 
 

@@ -8,7 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from runtime_lab.results import Stats, stats
-from runtime_lab.streams.result import HARNESS_LABEL, OverlapCase, StreamsResult, VariantResult
+from runtime_lab.streams.result import OverlapCase, StreamsResult, VariantResult, harness, op_timing
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,8 @@ def _overlap(case: OverlapCase) -> OverlapFigures:
 
 
 def _harness(result: StreamsResult) -> Stats | None:
-    found = [t for t in result.timings if t.label == HARNESS_LABEL]
-    return stats(found[0].device_ms) if found else None
+    found = harness(result)
+    return stats(found.device_ms) if found else None
 
 
 def figures(result: StreamsResult) -> StreamsFigures:
@@ -110,4 +110,8 @@ def _summary(result: StreamsResult, worst, host, event) -> dict[str, Any]:
     hidden = [c for c in result.overlap if c.hidden_dependency]
     if hidden:  # runs from before the case have no such key (their summary stays as it was)
         found["overlap_hidden_dependency_pct"] = hidden[0].overlap_pct
+    if result.workload:  # recorded since the catalog: which op the side stream ran, its time
+        timed = op_timing(result)
+        found["workload"] = result.workload
+        found["op_ms_median"] = stats(timed.primary_ms).median if timed else None
     return found

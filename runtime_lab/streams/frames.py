@@ -10,7 +10,7 @@ import pandas as pd
 
 from runtime_lab.results import Timing, stats
 from runtime_lab.streams.figures import StreamsFigures
-from runtime_lab.streams.result import HARNESS_LABEL, StreamsResult, Timeline
+from runtime_lab.streams.result import OverlapCase, StreamsResult, Timeline, harness
 from runtime_lab.view import frames
 
 TIMELINE_COLUMNS = [
@@ -141,13 +141,18 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
     )
 
 
+def size_text(case: OverlapCase) -> str:
+    """What each kernel of an overlap case runs at: the seed's n², or a workload's shape."""
+    return "x".join(map(str, case.shape)) if case.shape else f"{case.size}²"
+
+
 def overlap_frame(result: StreamsResult, fig: StreamsFigures) -> pd.DataFrame:
     rows = []
     for case, found in zip(result.overlap, fig.overlap, strict=True):
         rows.append(
             {
                 "case": case.label,
-                "size": case.size,
+                "size": size_text(case) if case.shape else case.size,
                 "kernels_per_stream": case.kernels_per_stream,
                 "one_stream_ms": found.one_stream_ms,
                 "two_streams_ms": found.two_streams_ms,
@@ -177,10 +182,10 @@ def blocking_frame(result: StreamsResult, fig: StreamsFigures) -> pd.DataFrame:
 def event_timings(result: StreamsResult) -> tuple[Timing, ...]:
     """The matmul timed by hand with Event.elapsed_time next to the harness's timing of it, as
     Timings, so frames.timing_samples / timing_summary and charts.timing_chart draw both."""
-    harness = [t for t in result.timings if t.label == HARNESS_LABEL]
-    if not result.event_ms or not harness:
+    timed = harness(result)
+    if not result.event_ms or timed is None:
         return ()
-    flush = "L2 flushed" if harness[0].l2_flush else "no flush"
+    flush = "L2 flushed" if timed.l2_flush else "no flush"
     by_hand = Timing(
         label="Event.elapsed_time (side stream, back to back)",
         clock="cuda-events",
@@ -191,7 +196,7 @@ def event_timings(result: StreamsResult) -> tuple[Timing, ...]:
         repeat=len(result.event_ms),
         l2_flush=False,
     )
-    lab = dataclasses.replace(harness[0], label=f"lab harness ({flush})", host_ms=())
+    lab = dataclasses.replace(timed, label=f"lab harness ({flush})", host_ms=())
     return by_hand, lab
 
 

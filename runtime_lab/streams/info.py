@@ -2,6 +2,16 @@
 
 from runtime_lab.options import MEASURED_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
+from runtime_lab.workloads.option import workload_options
+
+# The seed's side-stream op, kept as it was before the catalog: its shape is x's (1 to 4 dims)
+# and y is x with its last two dims swapped. The catalog's matmul is m × k × n, and a 3-dim
+# streams shape has always meant a batch (B × M × K), so the matmul keeps the streams meaning.
+SEED_OP = "matmul"
+SEED_SHAPE = (
+    "x's shape (1 to 4 dims; y is x with its last two dims swapped): MxK multiplies "
+    "(M × K) @ (K × M), the catalog's matmul at m=M, k=K, n=M; 3 or 4 dims are a batch of them"
+)
 
 # name → (what it does, does the ordering guarantee the result?)
 STREAM_VARIANTS: dict[str, tuple[str, bool]] = {
@@ -45,7 +55,7 @@ INFO = ExperimentInfo(
     name="streams",
     title="Streams & events",
     summary=(
-        "Side-stream matmul ordered by CUDA events (record / wait_event), checked against a "
+        "Side-stream op (a matmul, or any workload of the catalog) ordered by CUDA events (record / wait_event), checked against a "
         "default-stream reference; the ordering mistakes run live with slow producers, "
         "per-stream timelines, host vs device time, overlap and event timing."
     ),
@@ -54,8 +64,10 @@ INFO = ExperimentInfo(
         "A CUDA stream is an ordered queue; an event is a mark on one queue that another "
         "can wait for. The default stream writes **x** and **y** and records "
         "`inputs_ready`; a side stream waits on it, computes **z = x @ y** and records "
-        "`work_done`; the default stream waits on that before it consumes **z**. The lab "
-        "checks z against x @ y on the default stream, then runs each chosen **ordering** "
+        "`work_done`; the default stream waits on that before it consumes **z**. Pick another "
+        "**workload** and the side stream runs its function instead (z = rms_norm(x, w), "
+        "softmax(x), …; the default stream rewrites its first input each trial). The lab "
+        "checks z against the same op on the default stream, then runs each chosen **ordering** "
         "`trials` times with fresh inputs. A spin kernel of `delay_us` queued ahead of "
         "each producer keeps the race window open, so a missing wait shows up as wrong "
         "results out of N. One trial of each ordering is profiled: kernels per stream "
@@ -66,14 +78,20 @@ INFO = ExperimentInfo(
     cpu_note=(
         "Streams and events are CUDA-only. This machine has no GPU: a run checks x @ y "
         "against the reference and times it with the host clock; orderings, timelines, "
-        "overlap and event timing need a GPU and are not drawn."
+        "overlap and event timing need a GPU and are not drawn (the same for every workload)."
     ),
     default_shape="4096x4096",
     cpu_defaults={"shape": "1024x1024"},
     cpu_defaults_why="1024² matmuls (a 4096² one takes about a second on 2 cores, 60 of them a minute).",
     default_run_s={"cpu": 3.3, "cuda": 7.4},
     default_run_basis=BASIS,
+    own_shapes={SEED_OP: SEED_SHAPE},
     options={
+        **workload_options(
+            default=SEED_OP,
+            help="the side stream's op (python -m runtime_lab workloads lists them); matmul: "
+            "the seed's x @ y",
+        ),
         "variant": OptionSpec(
             default=",".join(STREAM_VARIANTS),
             help="orderings run side by side (comma list); the first is the headline",

@@ -1,4 +1,4 @@
-"""Two streams at once vs one, host calls that block vs enqueue, and event timing of the matmul."""
+"""Two streams at once vs one, host calls that block vs enqueue, and event timing of the op."""
 
 from __future__ import annotations
 
@@ -10,18 +10,43 @@ from runtime_lab.streams.result import HostBlocking
 from runtime_lab.streams.variants import lane, mark
 
 
+class Chain:
+    """One chain's op: the seed's square matmul into its own buffer (inputs a, b), or a
+    workload's fn on its own inputs, its last output kept."""
+
+    def __init__(self, inputs: tuple, fn=None):
+        self.inputs, self.fn = inputs, fn
+        self.out = torch.empty_like(inputs[0]) if fn is None else fn(*inputs)
+
+    def step(self) -> None:
+        if self.fn is None:
+            torch.mm(*self.inputs, out=self.out)
+        else:  # a new output on the chain's stream; the old one is only read after waits
+            self.out = self.fn(*self.inputs)
+
+    def probe(self) -> torch.Tensor:
+        return self.out.reshape(-1)[0]
+
+
+def square_chains(size: int, device, dtype, generator) -> tuple[Chain, Chain]:
+    """The seed's two chains of square matmuls (drawn a, a, b, b as they always were)."""
+
+    def rand():
+        return torch.randn(size, size, device=device, dtype=dtype, generator=generator)
+
+    a, b = [rand(), rand()], [rand(), rand()]
+    return Chain((a[0], b[0])), Chain((a[1], b[1]))
+
+
 class OverlapWork:
-    """Two independent chains of square matmuls. Each run is queued behind a spin kernel (the
+    """Two independent chains of the same op. Each run is queued behind a spin kernel (the
     gate) on the default stream, so both queues are full when it ends: how fast the host
     launches then does not decide how much the streams overlap."""
 
-    def __init__(self, size: int, kernels: int, device, dtype, gate_cycles: int, generator):
-        def rand():
-            return torch.randn(size, size, device=device, dtype=dtype, generator=generator)
-
-        self.a, self.b = [rand(), rand()], [rand(), rand()]
-        self.out = [torch.empty_like(self.a[0]), torch.empty_like(self.a[1])]
-        self.metric = torch.zeros((), device=device, dtype=dtype)  # a per-step figure, on default
+    def __init__(self, chains: tuple[Chain, Chain], kernels: int, device, gate_cycles: int):
+        self.chains = chains
+        # a per-step figure, on the default stream
+        self.metric = torch.zeros((), device=device, dtype=chains[0].probe().dtype)
         self.kernels, self.gate_cycles = kernels, gate_cycles
         self.streams = [torch.cuda.Stream(device), torch.cuda.Stream(device)]
         self.default = torch.cuda.current_stream(device)
@@ -34,7 +59,7 @@ class OverlapWork:
         with lane("default"):
             for i in (0, 1):
                 for _ in range(self.kernels):
-                    torch.mm(self.a[i], self.b[i], out=self.out[i])
+                    self.chains[i].step()
 
     def concurrent(self) -> None:
         for s in self.streams:
@@ -42,7 +67,7 @@ class OverlapWork:
         for _ in range(self.kernels):  # interleaved issue: both queues fill together
             for i, name in ((0, "a"), (1, "b")):
                 with torch.cuda.stream(self.streams[i]), lane(name):
-                    torch.mm(self.a[i], self.b[i], out=self.out[i])
+                    self.chains[i].step()
         for s in self.streams:
             self.default.wait_stream(s)
 
@@ -58,11 +83,11 @@ class OverlapWork:
                 with torch.cuda.stream(stream), lane(name):
                     with mark("wait_stream", "default"):
                         stream.wait_stream(self.default)
-                    torch.mm(self.a[i], self.b[i], out=self.out[i])
+                    self.chains[i].step()
                 with lane("default"):
                     with mark("wait_stream", name):
                         self.default.wait_stream(stream)
-                    self.metric.add_(self.out[i][0, 0])
+                    self.metric.add_(self.chains[i].probe())
         for s in self.streams:
             self.default.wait_stream(s)
 
@@ -122,16 +147,18 @@ def host_blocking(delay_cycles: int, delay_ms: float, trials: int, device) -> tu
     )
 
 
-def event_timing(x, y, side: torch.cuda.Stream, repeat: int) -> tuple[float, ...]:
-    """Event(enable_timing=True).elapsed_time around x @ y on the side stream, per call, as a
-    user would time it by hand (no L2 flush, no warm-up beyond the runs before it)."""
+def event_timing(fn, inputs: tuple, side: torch.cuda.Stream, repeat: int) -> tuple[float, ...]:
+    """Event(enable_timing=True).elapsed_time around fn(*inputs) (the seed's x @ y) on the side
+    stream, per call, as a user would time it by hand (no L2 flush, no warm-up beyond the runs
+    before it)."""
+    device = inputs[0].device
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(repeat)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(repeat)]
-    side.wait_stream(torch.cuda.current_stream(x.device))
+    side.wait_stream(torch.cuda.current_stream(device))
     with torch.cuda.stream(side):
         for start, end in zip(starts, ends, strict=True):
             start.record(side)
-            _ = x @ y
+            _ = fn(*inputs)
             end.record(side)
-    torch.cuda.synchronize(x.device)
+    torch.cuda.synchronize(device)
     return tuple(s.elapsed_time(e) for s, e in zip(starts, ends, strict=True))

@@ -13,6 +13,7 @@ from runtime_lab.report import Metric, Report, in_tab, run_json_download
 from runtime_lab.results import stats
 from runtime_lab.streams import charts as cs
 from runtime_lab.streams import frames as fs
+from runtime_lab.streams import report_workload
 from runtime_lab.streams.csan_frames import csan_frame, csan_notes
 from runtime_lab.streams.figures import StreamsFigures, figures, primary
 from runtime_lab.streams.result import StreamsResult, VariantResult
@@ -49,7 +50,8 @@ def _correctness_metrics(run: dict[str, Any], result: StreamsResult) -> list[Met
             "max |side − reference|",
             f"{result.max_abs_diff:.3e}",
             "largest elementwise difference between the event-ordered side-stream result and "
-            "x @ y on the default stream",
+            f"{result.workload if report_workload.catalog_op(result) else 'x @ y'} on the "
+            "default stream",
         ),
         Metric(
             "tolerance",
@@ -88,7 +90,7 @@ def _variant_metrics(result: StreamsResult, fig: StreamsFigures) -> list[Metric]
         gain = overlap.wall_gain_pct
         found.append(
             Metric(
-                f"overlap, {case.label} ({case.size}²)",
+                f"overlap, {case.label} ({fs.size_text(case)})",
                 "—" if case.overlap_pct is None else f"{case.overlap_pct:.0f} %",
                 f"{why}time both streams run a kernel / time either does, in the profiled run; "
                 f"wall gain two streams vs one: {math.nan if gain is None else gain:.1f} %",
@@ -239,6 +241,7 @@ def _downloads(
 def _headline(result: StreamsResult) -> str:
     head = f"streams {result.device}: max_abs_diff {result.max_abs_diff:.3e}"
     first: VariantResult | None = primary(result)
+    head = report_workload.headline(result, head)
     if first is None:
         return head
     return f"{head} · {first.variant}: {first.mismatches}/{first.trials} wrong"
@@ -266,6 +269,11 @@ def build(run: dict[str, Any], result: StreamsResult) -> Report:
         charts=(charts := tuple(_charts(result, fr))),
         tabs=in_tab("Timing", charts),
         tables=tuple(tables),
-        notes=tuple(_notes(run, result) + csan_notes(result) + sync_notes(result)),
+        notes=tuple(
+            _notes(run, result)
+            + report_workload.notes(run, result)
+            + csan_notes(result)
+            + sync_notes(result)
+        ),
         downloads=tuple(_downloads(run, result, fr)),
     )

@@ -9,6 +9,7 @@ from runtime_lab.results import Timing
 # the harness's timing of the side-stream matmul on the default stream: the run names it, the
 # event-timing frame looks it up
 HARNESS_LABEL = "default stream x @ y"
+HARNESS_PREFIX = "default stream "  # a workload's: "default stream rms_norm"
 # the overlap case whose two chains are serialised through the default stream
 HIDDEN_DEPENDENCY_LABEL = "two streams + default-stream op between"
 
@@ -103,6 +104,7 @@ class OverlapCase:
     # the two chains launched with a default-stream op between them (each side stream waits on
     # the default stream): concurrent_ms, overlap_pct and timeline are of that arrangement
     hidden_dependency: bool = False
+    shape: tuple[int, ...] = ()  # a workload's shape per call (size is then 0); (): the seed's
 
 
 @dataclass(frozen=True)
@@ -171,6 +173,20 @@ class StreamsResult:
     csan_note: str = ""  # how CSAN ran, or why there are no verdicts
     # "on": the profiled trials asked for the profiler's CUDA sync records; else why not ("" old)
     sync_events: str = ""
+    # the side stream's op: the seed's x @ y ("matmul") or a catalog workload ("" stored before)
+    workload: str = ""
+    params: tuple[tuple[str, int], ...] = ()  # the workload's parameters as run
+
+
+def harness(result: StreamsResult) -> Timing | None:
+    """The lab harness's timing of the side-stream op on the default stream, if it ran."""
+    return next((t for t in result.timings if t.label.startswith(HARNESS_PREFIX)), None)
+
+
+def op_timing(result: StreamsResult) -> Timing | None:
+    """The op's own time: the harness's on a GPU, the host clock's on CPU (its one timing)."""
+    cpu = [t for t in result.timings if t.label.endswith(" (cpu)")]
+    return harness(result) or (cpu[0] if cpu else None)
 
 
 RESULT_TYPE = StreamsResult  # what the registry rebuilds a stored run into

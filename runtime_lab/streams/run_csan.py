@@ -9,15 +9,11 @@ from runtime_lab.streams.result import CsanAccess, CsanRace, CsanVerdict
 TIMEOUT_S = 300
 
 
-def verdicts(spec: RunSpec, device: str, shapes: tuple) -> tuple[tuple[CsanVerdict, ...], str]:
+def verdicts(spec: RunSpec, device: str) -> tuple[tuple[CsanVerdict, ...], str]:
     """(verdicts, note): the note says why there are none, or how the child was run."""
-    x_shape, y_shape, _ = shapes
     args = {
         "device": device,
-        "seed": spec.seed,
-        "dtype": spec.dtype,
-        "x_shape": list(x_shape),
-        "y_shape": list(y_shape),
+        "spec": spec.to_dict(),  # the child makes the same side-stream op from it
         "delay_us": spec.option("delay_us"),
         "trials": spec.option("sanitizer_trials"),
         "variants": spec.option("variant").split(","),

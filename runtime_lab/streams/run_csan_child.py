@@ -12,7 +12,8 @@ from pathlib import PurePath
 import torch
 
 from runtime_lab.lab import child
-from runtime_lab.lab.base import torch_dtype
+from runtime_lab.spec import RunSpec
+from runtime_lab.streams import side_op
 from runtime_lab.streams.variants import VARIANT_FUNCTIONS, Workload, cycles_per_ms
 
 USER_FILES = ("runtime_lab/streams/",)  # the lab's ordering code: the "user code" of a stack
@@ -40,7 +41,7 @@ def _access(access, lanes: dict[int, str]) -> dict:
 
 
 def _tensor(ptr: int, w: Workload, allocated: traceback.StackSummary | None) -> str:
-    named = {w.x.data_ptr(): "x", w.y.data_ptr(): "y"}
+    named = {t.data_ptr(): n for t, n in zip(w.inputs, w.names, strict=False)}
     if ptr in named:
         return named[ptr]
     line = user_line(allocated)
@@ -88,13 +89,12 @@ def main(args: dict) -> dict:
         return {"error": "the sanitizer did not start (TORCH_CUDA_SANITIZER was not honoured)"}
     device = torch.device(args["device"])
     torch.cuda.set_device(device)
-    generator = torch.Generator(device=device).manual_seed(args["seed"])
-    dtype = torch_dtype(args["dtype"])
-    x = torch.randn(args["x_shape"], generator=generator, device=device, dtype=dtype)
-    y = torch.randn(args["y_shape"], generator=generator, device=device, dtype=dtype)
+    spec = RunSpec.from_dict(args["spec"])
+    generator = torch.Generator(device=device).manual_seed(spec.seed)
+    op = side_op.load(spec, device, generator)
     side, default = torch.cuda.Stream(device), torch.cuda.current_stream(device)
     delay = int(cycles_per_ms(device) * args["delay_us"] / 1e3)
-    w = Workload(x, y, side, default, delay, generator)
+    w = Workload(op.inputs, side, default, delay, generator, op.fn, op.fresh, op.names)
     return {"verdicts": [verdict(n, w, args["trials"]) for n in args["variants"]]}
 
 

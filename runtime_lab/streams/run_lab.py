@@ -11,23 +11,30 @@ import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from runtime_lab import config
-from runtime_lab.lab.base import TOLERANCES, Context, Refused, torch_dtype
+from runtime_lab.lab.base import Context, Refused, torch_dtype
 from runtime_lab.lab.profiling import export_trace, step_range, warm_profiler
 from runtime_lab.spec import RunSpec
+from runtime_lab.streams import side_op
 from runtime_lab.streams import trace as streamtrace
+from runtime_lab.streams.info import SEED_OP
 from runtime_lab.streams.overlap import (
+    Chain,
     OverlapWork,
     event_timing,
     host_blocking,
+    square_chains,
     time_overlap,
 )
 from runtime_lab.streams.result import HIDDEN_DEPENDENCY_LABEL, OverlapCase
+from runtime_lab.streams.side_op import SideOp
 from runtime_lab.streams.variants import (
     VARIANT_FUNCTIONS,
     Workload,
     cycles_per_ms,
     run_trials,
 )
+from runtime_lab.workloads import ops
+from runtime_lab.workloads.registry import get
 
 ACTIVITIES = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
 BIG_SIZE_RANGE = (1024, 8192)
@@ -54,26 +61,28 @@ def check_budget(spec: RunSpec) -> None:
         )
 
 
-def run_cuda_parts(spec: RunSpec, ctx: Context, x, y, side, generator) -> dict[str, Any]:
+def run_cuda_parts(spec: RunSpec, ctx: Context, op: SideOp, side, generator) -> dict[str, Any]:
     """Everything that needs streams; returns StreamsResult fields."""
     with torch.cuda.device(ctx.device):  # bare synchronize() and _sleep act on this device
-        return _run(spec, ctx, x, y, side, generator)
+        return _run(spec, ctx, op, side, generator)
 
 
-def _run(spec: RunSpec, ctx: Context, x, y, side, generator) -> dict[str, Any]:
+def _run(spec: RunSpec, ctx: Context, op: SideOp, side, generator) -> dict[str, Any]:
     device = ctx.device
     cpm = cycles_per_ms(device)
     delay_ms = spec.option("delay_us") / 1e3
     default = torch.cuda.current_stream(device)
-    work = Workload(x.clone(), y.clone(), side, default, int(cpm * delay_ms), generator)
-    tolerance = TOLERANCES[spec.dtype]
+    inputs = tuple(t.clone() for t in op.inputs)  # the trials rewrite theirs
+    delay = int(cpm * delay_ms)
+    work = Workload(inputs, side, default, delay, generator, op.fn, op.fresh, op.names)
     names = spec.option("variant").split(",")
-    variants = [run_trials(n, work, spec.option("trials"), tolerance, ctx.progress) for n in names]
+    trials = spec.option("trials")
+    variants = [run_trials(n, work, trials, op.tolerance, ctx.progress) for n in names]
     cases = _overlap_cases(spec, ctx, cpm, generator)
     ctx.progress("host vs device: blocking calls", None, None)
     blocking = host_blocking(work.delay_cycles, delay_ms, min(spec.option("trials"), 20), device)
     ctx.progress("event timing", None, None)
-    event_ms = event_timing(x, y, side, spec.repeat)
+    event_ms = event_timing(op.fn, op.inputs, side, spec.repeat)
     ctx.progress("profiling one trial of each part", None, None)
     trace = config.data_dir() / "traces" / f"{uuid.uuid4().hex[:12]}-streams.json"
     _profile(work, names, cases, trace)
@@ -99,29 +108,47 @@ def _overlap_cases(spec, ctx, cpm, generator) -> list[tuple[OverlapCase, Overlap
         return []
     kernels = spec.option("overlap_kernels")
     gate_cycles = int(cpm * (2.0 + 0.1 * kernels))  # longer than issuing both chains
-    dtype = torch_dtype(spec.dtype)
     out = []
-    sizes = (("small kernels", spec.option("overlap_small")), ("GPU-filling", big_size(spec)))
-    for label, size in sizes:
-        ctx.progress(f"overlap: {label} ({size}²)", None, None)
-        work = OverlapWork(size, kernels, ctx.device, dtype, gate_cycles, generator)
+    for label, size, shape in overlap_sizes(spec):
+        what = "x".join(map(str, shape)) if shape else f"{size}²"
+        ctx.progress(f"overlap: {label} ({what})", None, None)
+        chains = _chains(spec, (size, shape), label == "small kernels", ctx.device, generator)
+        work = OverlapWork(chains, kernels, ctx.device, gate_cycles)
         serial, concurrent = time_overlap(work, OVERLAP_REPEATS)
-        out.append((OverlapCase(label, size, kernels, serial, concurrent, None, None), work))
+        case = OverlapCase(label, size, kernels, serial, concurrent, None, None, shape=shape)
+        out.append((case, work))
         if label == "small kernels":  # where overlap pays, so where losing it shows
-            ctx.progress(f"overlap: {HIDDEN_DEPENDENCY_LABEL} ({size}²)", None, None)
+            ctx.progress(f"overlap: {HIDDEN_DEPENDENCY_LABEL} ({what})", None, None)
             serial, hidden = time_overlap(work, OVERLAP_REPEATS, HIDDEN_ARRANGEMENT)
-            case = OverlapCase(
-                HIDDEN_DEPENDENCY_LABEL,
-                size,
-                kernels,
-                serial,
-                hidden,
-                None,
-                None,
-                hidden_dependency=True,
+            case = dataclasses.replace(
+                case, label=HIDDEN_DEPENDENCY_LABEL, concurrent_ms=hidden, hidden_dependency=True
             )
             out.append((case, work))
     return out
+
+
+def overlap_sizes(spec: RunSpec) -> tuple[tuple[str, int, tuple[int, ...]], ...]:
+    """(label, square size, workload shape) per case: the seed's square matmuls of overlap_small
+    and big_size (shape ()); a workload at its CPU-sized shape and at the spec's (size 0)."""
+    name = spec.option("workload")
+    if name == SEED_OP:
+        return (
+            ("small kernels", spec.option("overlap_small"), ()),
+            ("GPU-filling", big_size(spec), ()),
+        )
+    return (("small kernels", 0, get(name).cpu_shape), ("GPU-filling", 0, tuple(spec.shape)))
+
+
+def _chains(spec: RunSpec, at: tuple, small: bool, device, generator) -> tuple[Chain, Chain]:
+    """Two independent chains of the op at (square size, workload shape): the seed's square
+    matmuls, or the workload's, each chain on inputs of its own seed."""
+    size, shape = at
+    if not shape:
+        return square_chains(size, device, torch_dtype(spec.dtype), generator)
+    name, info = spec.option("workload"), get(spec.option("workload"))
+    params = dict(info.cpu_params) if small else side_op.params(spec)
+    loaded = [ops.load(name, shape, spec.dtype, device, spec.seed + i, params) for i in (1, 2)]
+    return Chain(loaded[0].inputs, loaded[0].fn), Chain(loaded[1].inputs, loaded[1].fn)
 
 
 def _arrangements(case: OverlapCase) -> tuple[tuple[str, str], ...]:

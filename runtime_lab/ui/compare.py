@@ -28,6 +28,8 @@ def compare(runs: list[Run]) -> None:
         st.error(f"Can't compare these runs: {md(exc)}.")
         return
     st.subheader(md(f"Comparing {view.experiment} runs {', '.join(view.labels)}"))
+    if view.workloads:  # above everything: the figures below compare different functions
+        st.warning(md(view.workloads), icon=":material/warning:")
     st.info(md(view.headline), icon=":material/compare_arrows:")
     st.markdown("**Spec and environment: the fields that differ**")
     if view.differences.empty:

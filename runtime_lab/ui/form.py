@@ -23,6 +23,7 @@ from runtime_lab.spec import (
 from runtime_lab.store.estimate import estimate
 from runtime_lab.view.text import markdown as markdown_text
 from runtime_lab.workloads.registry import WORKLOADS
+from runtime_lab.workloads.sequence import form_presets
 
 
 def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] | None = None):
@@ -39,17 +40,19 @@ def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] |
     # widget keys carry the profile and the link: switching either refills the form
     profile = ("full" if full else "cpu") + links.tag(query)
     sequences = [name for name, o in info.options.items() if o.kind == "shapes"]
-    for name in sequences:
-        _sequence_presets(experiment, name, values[name], profile)
     workload = wp.option_name(info)
     chosen = wp.picker(info, values, profile, full) if workload else None
+    for name in sequences:  # under the picker: a workload's presets go along its named dims
+        presets = form_presets(chosen, full)
+        _sequence_presets(experiment, name, values[name], profile, presets)
     with st.form(f"form-{experiment}"):
         cells = iter(st.columns(3))
         shape = values["shape"]  # with a shape sequence the main shape is ignored: no input
-        if workload:  # the picker above fills it (session state), so no value here
+        if workload and not sequences:  # the picker above fills it (session state)
             shape = next(cells).text_input(
                 "Shape",
-                help=f"{WORKLOADS[chosen].dims_text}: one number per dim, or a preset's name",
+                help=info.own_shapes.get(chosen)
+                or f"{WORKLOADS[chosen].dims_text}: one number per dim, or a preset's name",
                 key=wp.keys(experiment, profile)["shape"],
             )
         elif not sequences:
@@ -193,24 +196,26 @@ def _sequence_key(experiment: str, name: str, profile: str) -> str:
     return f"{experiment}-{profile}-{name}"
 
 
-def _apply_preset(key: str) -> None:
+def _apply_preset(key: str, presets=PRESETS) -> None:
     chosen = st.session_state[f"{key}-preset"]
-    if chosen in PRESETS:
-        st.session_state[key] = preset(chosen, int(st.session_state[f"{key}-seed"]))
+    if chosen in presets:
+        st.session_state[key] = preset(chosen, int(st.session_state[f"{key}-seed"]), presets)
 
 
-def _sequence_presets(experiment: str, name: str, default: Any, profile: str) -> None:
+def _sequence_presets(
+    experiment: str, name: str, default: Any, profile: str, presets=PRESETS
+) -> None:
     """A preset picker above the form (a form's widgets act only on Run): it fills the box."""
     key = _sequence_key(experiment, name, profile)
     st.session_state.setdefault(key, str(default))
     left, right = st.columns([3, 1])
     left.selectbox(
         f"Preset for {name}",
-        ["typed", *PRESETS],
-        format_func=lambda p: "as typed below" if p == "typed" else f"{p}: {PRESETS[p][0]}",
+        ["typed", *presets],
+        format_func=lambda p: "as typed below" if p == "typed" else f"{p}: {presets[p][0]}",
         key=f"{key}-preset",
         on_change=_apply_preset,
-        args=(key,),
+        args=(key, presets),
         help="fills the box below; edit it freely afterwards",
     )
     right.number_input(
@@ -219,7 +224,7 @@ def _sequence_presets(experiment: str, name: str, default: Any, profile: str) ->
         2**31 - 1,
         key=f"{key}-seed",
         on_change=_apply_preset,
-        args=(key,),
+        args=(key, presets),
         help="seed of the random preset",
     )
 
@@ -234,7 +239,7 @@ def _option_input(name: str, option, experiment: str, default: Any, profile: str
     if option.kind == "multi":
         chosen = [c for c in str(default).split(",") if c in option.choices]
         return st.multiselect(name, option.choices, default=chosen, help=option.help, key=key)
-    if option.kind == "sizes":
+    if option.kind in ("sizes", "dims"):
         return st.text_input(name, str(default), help=option.help, key=key)
     if option.kind == "params":  # the workload picker fills it (session state)
         st.session_state.setdefault(key, str(default or ""))

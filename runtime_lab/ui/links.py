@@ -69,7 +69,9 @@ def _workload_shape(info: ExperimentInfo, values: dict[str, Any]) -> dict[str, A
 
     name = next((values.get(n) for n, o in info.options.items() if o.kind == "workload"), None)
     work = WORKLOADS.get(name) if name else None
-    if work is None or len(str(values.get("shape", "")).split("x")) == len(work.dims):
+    if work is None or name in info.own_shapes:  # own: the experiment's shape as it is
+        return values
+    if len(str(values.get("shape", "")).split("x")) == len(work.dims):
         return values
     return values | {"shape": "x".join(map(str, work.cpu_shape))}
 

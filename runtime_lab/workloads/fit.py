@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from runtime_lab.quote import cut, quote
 from runtime_lab.shapes import parse_shape
 from runtime_lab.workloads.declare import WorkloadInfo, shape_text
 from runtime_lab.workloads.registry import WORKLOADS
@@ -89,3 +90,46 @@ def fit(
 def _shown(value: Any) -> str:
     text = str(value)
     return repr(text if len(text) <= 40 else text[:40] + "…")
+
+
+def _show(value: Any) -> str:
+    """As spec.py echoes a value: quoted, one line, cut with its length said (quote.py)."""
+    return quote(value) if isinstance(value, str) else cut(repr(value))
+
+
+def check_name(option: str, value: Any, problems: dict[str, str]) -> Any:
+    """The workload option: a name in the registry as it is now (a worker may have added the
+    user's since this module was imported)."""
+    if value not in WORKLOADS:
+        problems[option] = f"{_show(value)} is not allowed; allowed: {', '.join(WORKLOADS)}"
+    return value
+
+
+def any_shape(shape: Any, problems: dict[str, str]) -> tuple[int, ...]:
+    """A shape of 1 to 4 dims, whatever the workload (the experiment reads it its own way)."""
+    try:
+        return parse_shape(shape)
+    except ValueError as exc:
+        problems["shape"] = f"{_show(shape)} {exc}"
+        return (1,)
+
+
+def fit_spec(info, opts: dict, given: dict, shape: Any, dtype: str, problems: dict[str, str]):
+    """build_spec's workload step: the main shape against the workload's dims (or, for a
+    workload the experiment reads its own way, any shape), each entry of a shape sequence,
+    the params made canonical in opts. Returns the run's dims (None with a sequence)."""
+    from runtime_lab.workloads.sequence import fit_sequence
+
+    workload = next(n for n, o in info.options.items() if o.kind == "workload")
+    sequence = next((n for n, o in info.options.items() if o.kind == "shapes"), None)
+    own = opts[workload] in info.own_shapes  # the experiment's shape, not the workload's dims
+    given_shape = None if own or sequence else shape  # a sequence: each entry, below
+    unknown = {k: problems[k] for k in ("dtype",) if k in problems}  # the lab's message wins
+    dims, opts["params"] = fit(opts[workload], given_shape, dtype, opts.get("params"), problems)
+    problems |= unknown
+    if sequence is not None:  # one number per named dim in each entry, and the dims to mark
+        fit_sequence(opts[workload], info.options, given, opts, problems)
+        return None
+    if own:  # checked as any shape: 1 to 4 dims
+        return any_shape(info.default_shape if shape is None else shape, problems)
+    return dims

@@ -65,3 +65,10 @@ def stored(run: Run) -> Run:
 def numbered(run: Run, run_id: int | None) -> Run:
     """A deep copy of a run under another id (a second run to compare it with)."""
     return dataclasses.replace(copy.deepcopy(run), id=run_id)
+
+
+def with_workload(run: Run, workload: str, params: str = "") -> Run:
+    """A stored copy of a run whose spec names another workload (its figures kept as they are)."""
+    copied = stored(run)
+    copied.spec["options"] |= {"workload": workload, "params": params}
+    return dataclasses.replace(copied, label=f"{copied.label} {workload}")

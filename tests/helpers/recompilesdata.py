@@ -236,3 +236,78 @@ def whatif() -> RecompilesResult:
         stance="fail_on_recompile",
         cudagraphs=True,
     )
+
+
+TOKENS = (512, 1024, 2048, 4096)  # rms_norm's growing-tokens at hidden 4096
+
+
+def token_call(i, tokens, event, compile_id, reason=None, compile_s=None):
+    shape = (tokens, 4096)
+    return CallRecord(
+        index=i,
+        shape=shape,
+        requested_shape=shape,
+        dtype="bfloat16",
+        event=event,
+        call_s=(compile_s or 0.0) + 0.001,
+        compile_s=compile_s,
+        compile_id=compile_id,
+        reason=reason,
+        steady_ms=0.01 * i,
+        eager_ms=0.02 * i,
+    )
+
+
+def token_mode(mode, events, ids, compiles):
+    calls = []
+    for i, (tokens, event, cid) in enumerate(zip(TOKENS, events, ids, strict=True), start=1):
+        before = TOKENS[i - 2] if i > 1 else None
+        reason = (
+            f"0/0: tensor 'x' size mismatch at index 0. expected {before}, actual {tokens}"
+            if event == "recompile"
+            else None
+        )
+        calls.append(token_call(i, tokens, event, cid, reason, 0.4 if "compile" in event else None))
+    return ModeRun(
+        mode=mode,
+        dynamic="None",
+        detail=mode,
+        calls=tuple(calls),
+        unique_graphs=compiles,
+        compiles=compiles,
+        recompiles=compiles - 1,
+        cache_hits=len(TOKENS) - compiles,
+        compile_s=0.4 * compiles,
+    )
+
+
+def rms_norm_result(auto_compiles=2) -> RecompilesResult:
+    """rms_norm along growing-tokens (bf16): what a run of a catalog workload records; the
+    automatic-dynamic mode's compiles can be set off what the seed's rules expect (2)."""
+    static = token_mode(
+        "dynamic=False",
+        ["compile", "recompile", "recompile", "recompile"],
+        ["0/0", "0/1", "0/2", "0/3"],
+        4,
+    )
+    auto_events = ["compile"] + ["recompile"] * (auto_compiles - 1)
+    auto_events += ["cache hit"] * (len(TOKENS) - auto_compiles)
+    auto_ids = [f"0/{min(i, auto_compiles - 1)}" for i in range(len(TOKENS))]
+    auto = token_mode("dynamic=None", auto_events, auto_ids, auto_compiles)
+    marked = token_mode("mark_dynamic", ["compile"] + ["cache hit"] * 3, ["0/0"] * 4, 1)
+    return RecompilesResult(
+        device="cuda:0",
+        backend="inductor",
+        fullgraph=False,
+        dtype="bfloat16",
+        sequence=tuple(f"{t}x4096" for t in TOKENS),
+        dims=(0,),
+        recompile_limit=8,
+        bucket="off",
+        bucket_multiple=256,
+        fresh_caches=False,
+        modes=(static, auto, marked),
+        workload="rms_norm",
+        dim_names=("tokens", "hidden"),
+        marked="x dim 0",
+    )

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from comparedata import CPU_FUSION, CPU_STREAMS, h200_fusion, legacy_runs, stored
+from comparedata import CPU_FUSION, CPU_STREAMS, h200_fusion, legacy_runs, stored, with_workload
 
 from runtime_lab.store.history import History
 
@@ -88,3 +88,28 @@ def test_bad_ids_exit_2_with_one_line(ids, data_dir, args, message):
 def test_compare_reads_the_data_dir_it_is_given(ids, data_dir, tmp_path):
     done = cli("1", "2", data_dir=tmp_path / "elsewhere")
     assert done.returncode == 2 and "no run #1, #2 in history" in done.stderr
+
+
+def test_runs_of_different_workloads_say_so_on_the_second_line(ids, data_dir, tmp_path):
+    cpu, _, _ = ids
+    history = History(data_dir / "history.sqlite3")
+    other = history.add(with_workload(legacy_runs()[CPU_FUSION], "rms_norm"))
+    out = tmp_path / "compare.json"
+    done = cli(str(cpu), str(other), "--json", str(out), data_dir=data_dir)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"Comparing fusion runs #{cpu}, #{other}")
+    assert lines[1].startswith(
+        f"WARNING: Different workloads: #{cpu} ran pointwise, #{other} ran rms_norm."
+    )
+    assert json.loads(out.read_text())["workloads"] == lines[1].removeprefix("WARNING: ")
+    # one workload, other parameters: said too; the same workload: nothing said
+    wide = history.add(with_workload(legacy_runs()[CPU_FUSION], "swiglu_mlp", "intermediate=64"))
+    narrow = history.add(with_workload(legacy_runs()[CPU_FUSION], "swiglu_mlp", "intermediate=32"))
+    said = cli(str(wide), str(narrow), data_dir=data_dir).stdout.splitlines()[1]
+    assert said == (
+        f"WARNING: Same workload (swiglu_mlp), different parameters: #{wide} intermediate=64, "
+        f"#{narrow} intermediate=32."
+    )
+    same = history.add(with_workload(legacy_runs()[CPU_FUSION], "pointwise"))
+    assert cli(str(cpu), str(same), data_dir=data_dir).stdout.splitlines()[1] == ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from apphelpers import open_page, widget
-from comparedata import CPU_FUSION, CPU_STREAMS, h200_fusion, legacy_runs, stored
+from comparedata import CPU_FUSION, CPU_STREAMS, h200_fusion, legacy_runs, stored, with_workload
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 from runtime_lab import ui
@@ -109,3 +109,19 @@ def test_the_picker_refuses_mixed_experiments_and_more_than_six(app, ids):
     _press(at, "Compare")
     assert [e.value for e in at.error] == ["Can't compare: compare at most 6 runs at once (got 7)."]
     assert "compare" not in at.query_params and not at.info
+
+
+def test_runs_of_different_workloads_get_a_warning_above_the_headline(app, ids):
+    cpu, _, _ = ids
+    other = ui.manager().history.add(with_workload(legacy_runs()[CPU_FUSION], "softmax"))
+    app.query_params["compare"] = f"{cpu},{other}"
+    at = open_page(app, PAGE)
+    assert not at.exception
+    (warning,) = [w.value for w in at.warning]
+    assert warning.startswith(f"Different workloads: #{cpu} ran pointwise, #{other} ran softmax.")
+    assert len(at.info) == 1  # the headline, under the warning
+    diffs = at.dataframe[1].value.set_index("field")
+    assert diffs.loc["option workload", f"#{other}"] == "softmax"
+    at.query_params["compare"] = f"{cpu},{ids[1]}"  # one workload: no warning
+    at.run()
+    assert not at.warning

@@ -4,7 +4,7 @@ import os
 import signal
 import time
 
-from apphelpers import APP, open_page, poll_until
+from apphelpers import APP, open_page, poll_until, widget
 from fusiondata import result as _result
 from fusiondata import run as _run
 from streamlit.testing.v1 import AppTest
@@ -14,8 +14,8 @@ from runtime_lab.ui.shell import WORKER_DOTS
 
 
 def _run_streams(at, shape="64x64", repeat=5):
-    at.text_input[0].set_value(shape)
-    at.selectbox[1].set_value("cpu")
+    widget(at.text_input, "Shape").set_value(shape)
+    widget(at.selectbox, "Device").set_value("cpu")
     at.number_input[1].set_value(repeat)
     at.button[0].click()
     at.run()
@@ -68,7 +68,9 @@ def test_device_choices_are_the_machines_own(app):
     at = open_page(app, "app_pages/streams.py")
     poll_until(at, lambda a: bool(ui.manager().env))
     gpus = ui.manager().env["gpus"]
-    assert at.selectbox[1].options == ["auto", "cpu"] + [f"cuda:{g['index']}" for g in gpus]
+    assert widget(at.selectbox, "Device").options == ["auto", "cpu"] + [
+        f"cuda:{g['index']}" for g in gpus
+    ]
 
 
 def test_killed_worker_shows_a_failed_run_and_the_next_succeeds(worker_app):

@@ -29,7 +29,8 @@ def test_form_has_the_sequence_box_and_no_main_shape(app):
     assert not [w for w in at.text_input if w.label == "Shape"]  # ignored here, so not asked
     modes = widget(at.multiselect, "modes")
     assert modes.value == ["dynamic=False", "dynamic=None", "dynamic=True", "mark_dynamic"]
-    assert widget(at.multiselect, "dims").value == ["0", "1"]
+    assert widget(at.text_input, "dims").value == "auto"  # pointwise: rows, cols, as before
+    assert widget(at.selectbox, "Workload").value == "pointwise"
     assert widget(at.selectbox, "backend").value == "inductor"
     assert widget(at.number_input, "recompile_limit").value == 8
     assert widget(at.checkbox, "fullgraph").value is False
@@ -72,7 +73,9 @@ def test_a_cpu_run_draws_the_report(worker_app):
     at.button[0].click()
     at.run()
     poll_until(at, lambda a: len(a.success) > 0)
-    assert at.success[0].value.startswith("recompiles CPU eager, 3 calls: dynamic=False 3 graphs")
+    assert at.success[0].value.startswith(
+        "recompiles pointwise (rows × cols) CPU eager, 3 calls along rows, cols: dynamic=False 3"
+    )
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["dynamic=True: graphs"] == "2"  # the float16 call recompiles
     assert metrics["item-branch variant: graphs · breaks"] == "2 · 1"
@@ -139,7 +142,9 @@ def test_a_cpu_run_with_the_new_modes_and_a_stance(worker_app):
     at.run()
     poll_until(at, lambda a: len(a.success) > 0)
     head = at.success[0].value
-    assert head.startswith("recompiles CPU eager, 3 calls: dynamic=False 1 graph")
+    assert head.startswith(
+        "recompiles pointwise (rows × cols) CPU eager, 3 calls along rows, cols: dynamic=False 1"
+    )
     assert "mark_unbacked 1 graph" in head and "stance eager_on_recompile after call 1" in head
     metrics = {m.label: m.value for m in at.metric}
     # dynamic=False: 128² ran eager under the stance; bucketed (pow2) too; the marks never recompile

@@ -117,7 +117,9 @@ def test_summary_keys_and_report(issue_run):
     own = recompiles_report.build(run, result_from_record("recompiles", run["result"]))
     assert report.ok and not own.warnings
     assert set(own.warnings) <= set(report.warnings)
-    assert report.headline.startswith("recompiles CPU eager, 6 calls: dynamic=False 5 graphs")
+    assert report.headline.startswith(
+        "recompiles pointwise (rows × cols) CPU eager, 6 calls along rows, cols: dynamic=False 5"
+    )
     for _, chart in report.charts:
         chart.to_dict()
 

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from apphelpers import open_page, poll_until
+from apphelpers import open_page, poll_until, widget
 from streamlit.testing.v1 import AppTest
 
 from runtime_lab import registry, ui
@@ -145,8 +145,8 @@ def test_streams_page_on_cpu_explains_cuda_and_draws_no_timeline(app):
     assert any("CUDA-only" in m.value for m in at.info)
     labels = [w.label for w in at.multiselect] + [w.label for w in at.number_input]
     assert "variant" in labels and "trials" in labels and "delay_us" in labels
-    at.text_input[0].set_value("64x64")
-    at.selectbox[1].set_value("cpu")
+    widget(at.text_input, "Shape").set_value("64x64")
+    widget(at.selectbox, "Device").set_value("cpu")
     at.button[0].click()
     at.run()
     at = poll_until(at, lambda a: a.success or a.error)

@@ -232,3 +232,55 @@ def test_each_runs_result_is_rebuilt_once_per_comparison(monkeypatch):
     view = compare.build(runs)
     assert rebuilt == ["fusion"] * 3
     assert view.charts and not view.table.empty
+
+
+def _workload(run_id: int, **options) -> Run:
+    """The recorded CPU fusion run under another id, with these options set."""
+    run = numbered(RUNS[CPU_FUSION], run_id)
+    run["spec"]["options"].update(options)
+    return run
+
+
+def test_different_workloads_are_said_in_one_line_and_in_the_table():
+    # the legacy run has no workload option: it ran the seed function, pointwise
+    view = compare.build([RUNS[CPU_FUSION], _workload(2, workload="rms_norm", params="")])
+    assert view.workloads.startswith("Different workloads: #1 ran pointwise, #2 ran rms_norm.")
+    row = view.differences.set_index("field").loc["option workload"]
+    assert (row["#1"], row["#2"]) == ("pointwise", "rms_norm")
+
+
+def test_a_run_from_before_the_catalog_counts_as_the_workload_it_named():
+    old = _workload(1, variant="long-chain")  # fusion's option before it was renamed
+    new = _workload(2, workload="long-chain", params="")
+    view = compare.build([old, new])
+    assert view.workloads == ""
+    assert not {"option variant", "option workload", "option params"} & set(
+        view.differences["field"]
+    )
+    other = compare.build([old, _workload(3, workload="pointwise", params="")])
+    assert other.workloads.startswith("Different workloads: #1 ran long-chain, #3 ran pointwise")
+    # no option at all and the default spelled out are the same workload
+    assert compare.build([RUNS[CPU_FUSION], _workload(4, workload="pointwise")]).workloads == ""
+
+
+def test_same_workload_with_different_parameters_says_which():
+    base = _workload(1, workload="swiglu_mlp", params="")
+    spelled = _workload(2, workload="swiglu_mlp", params="intermediate=14336")  # its default
+    smaller = _workload(3, workload="swiglu_mlp", params="intermediate=2048")
+    assert compare.build([base, spelled]).workloads == ""
+    assert compare.build([base, spelled, smaller]).workloads == (
+        "Same workload (swiglu_mlp), different parameters: #1 intermediate=14336, "
+        "#2 intermediate=14336, #3 intermediate=2048."
+    )
+
+
+def test_experiments_without_workloads_and_streams_orderings_are_left_alone():
+    allocator = RUNS[CPU_ALLOCATOR]
+    assert compare.build([allocator, numbered(allocator, 9)]).workloads == ""
+    # streams' "variant" is its orderings, not a workload: its old runs ran the matmul
+    streams = RUNS[CPU_STREAMS]
+    other = numbered(streams, 9)
+    other["spec"]["options"] |= {"workload": "rms_norm", "params": ""}
+    view = compare.build([streams, other])
+    assert view.workloads.startswith("Different workloads: #2 ran matmul, #9 ran rms_norm.")
+    assert "option variant" not in set(view.differences["field"])

@@ -55,7 +55,7 @@ def test_canonical_text_spells_dtypes_out_and_keeps_order():
         ("growing-batch," * 4, f"more than {MAX_ENTRIES} shapes"),
         ("random:x", "seed must be a whole number"),
         ("squares:3", "only random takes a seed"),
-        ("nonsense", "not a positive integer"),
+        ("nonsense", "is not a preset (squares, growing-batch"),
         ("8" * 5000, "characters long"),
     ],
 )
@@ -125,8 +125,8 @@ def test_recompiles_spec_defaults_and_the_ignored_main_shape():
     assert spec.shape == (512, 512)  # the sequence's first shape, recorded as the run's shape
     again = RunSpec.from_dict(spec.to_dict())
     assert again == spec and again.key() == spec.key()
-    other = build_spec("recompiles", "8", options={"shapes": "64x32:float16,8"})
-    assert other.shape == (64, 32) and other.option("shapes") == "64x32:float16,8"
+    other = build_spec("recompiles", "8", options={"shapes": "64x32:float16,8x8"})
+    assert other.shape == (64, 32) and other.option("shapes") == "64x32:float16,8x8"
 
 
 def test_recompiles_spec_errors_name_the_field():

@@ -11,7 +11,7 @@ from callorder import TIMED, TOOL, CallOrder
 from runtime_lab.lab.base import Context
 from runtime_lab.spec import build_spec
 from runtime_lab.streams import run as streams_run
-from runtime_lab.streams import run_lab
+from runtime_lab.streams import run_lab, side_op
 from runtime_lab.streams.result import HIDDEN_DEPENDENCY_LABEL, VariantResult
 
 
@@ -49,7 +49,7 @@ def _fake_cuda_parts(monkeypatch, order: CallOrder) -> None:
         log((TIMED if delay_ms > 0 else "profiled: ") + "host blocking")
         return ()
 
-    def event_timing(x, y, side, repeat):
+    def event_timing(fn, inputs, side, repeat):
         log(TIMED + "event timing")
         return (1.0,) * repeat
 
@@ -81,8 +81,8 @@ def test_cuda_parts_time_everything_before_the_profiler(monkeypatch):
     spec = build_spec(
         "streams", "64x64", device="cpu", options={"variant": "correct,serial", "trials": 5}
     )
-    x = torch.randn(64, 64)
-    found = run_lab._run(spec, Context(torch.device("cpu"), lambda *a: None), x, x, None, None)
+    op = side_op.load(spec, torch.device("cpu"), torch.Generator().manual_seed(0))
+    found = run_lab._run(spec, Context(torch.device("cpu"), lambda *a: None), op, None, None)
     order.assert_timed_first()
     assert order.timed() == [
         TIMED + "variant correct",
@@ -97,6 +97,35 @@ def test_cuda_parts_time_everything_before_the_profiler(monkeypatch):
     labels = [c.label for c in found["overlap"]]
     assert labels == ["small kernels", HIDDEN_DEPENDENCY_LABEL, "GPU-filling"]
     assert [c.hidden_dependency for c in found["overlap"]] == [False, True, False]
+
+
+def test_a_workloads_overlap_cases_run_it_at_its_small_shape_and_the_specs(monkeypatch):
+    order = CallOrder(monkeypatch)
+    _fake_cuda_parts(monkeypatch, order)
+    built = []
+    real = run_lab.Chain
+    monkeypatch.setattr(
+        run_lab, "Chain", lambda inputs, fn: built.append(inputs) or real(inputs, fn)
+    )
+    options = {"workload": "rms_norm", "variant": "correct", "trials": 2}
+    spec = build_spec("streams", "64x128", device="cpu", options=options)
+    op = side_op.load(spec, torch.device("cpu"), torch.Generator().manual_seed(0))
+    assert op.names == ("x", "w") and op.fresh == 1  # the activation is rewritten, w stays
+    found = run_lab._run(spec, Context(torch.device("cpu"), lambda *a: None), op, None, None)
+    shapes = [(c.label, c.size, c.shape) for c in found["overlap"]]
+    assert shapes == [
+        ("small kernels", 0, (1024, 1024)),  # rms_norm's CPU-sized shape
+        (HIDDEN_DEPENDENCY_LABEL, 0, (1024, 1024)),
+        ("GPU-filling", 0, (64, 128)),
+    ]
+    # two chains per case, each on inputs of its own: (x, w) of the case's shape
+    assert [tuple(t.shape for t in inputs) for inputs in built] == [
+        ((1024, 1024), (1024,)),
+        ((1024, 1024), (1024,)),
+        ((64, 128), (128,)),
+        ((64, 128), (128,)),
+    ]
+    assert not torch.equal(built[2][0], built[3][0])
 
 
 def test_cpu_run_times_the_matmul_and_opens_no_tool(monkeypatch):
