@@ -7,6 +7,7 @@ from typing import Any
 
 from runtime_lab.record import Run
 from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.view.code import workload_code
 from runtime_lab.workloads.fit import params_of, params_text
 from runtime_lab.workloads.registry import WORKLOADS
 
@@ -71,4 +72,19 @@ def line(runs: Sequence[Run], labels: Sequence[str]) -> str:
     if len(set(params)) > 1:
         each = ", ".join(f"{lab} {p}" for lab, p in zip(labels, params, strict=True))
         return f"Same workload ({names[0]}), different parameters: {each}."
-    return ""
+    return _code_line(runs, labels, names[0])
+
+
+def _code_line(runs: Sequence[Run], labels: Sequence[str], name: str) -> str:
+    """A user's workload: one line when the runs ran different code under one name."""
+    shas = [(workload_code(r) or {}).get("sha256") for r in runs]
+    if not any(shas) or len(set(shas)) == 1:
+        return ""
+    each = ", ".join(
+        f"{lab} {sha[:12] if sha else 'no recorded code'}"
+        for lab, sha in zip(labels, shas, strict=True)
+    )
+    return (
+        f"Same workload name ({name}), different code: sha256 {each}. The file changed between "
+        "the runs: a difference below may be the code's, not the conditions'."
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 
 import pandas as pd
@@ -284,3 +285,18 @@ def test_experiments_without_workloads_and_streams_orderings_are_left_alone():
     view = compare.build([streams, other])
     assert view.workloads.startswith("Different workloads: #2 ran matmul, #9 ran rms_norm.")
     assert "option variant" not in set(view.differences["field"])
+
+
+def _user_run(run_id: int, sha: str) -> Run:
+    """A fusion run of a user's workload, with the code its worker recorded."""
+    run = _workload(run_id, workload="my_gelu", params="")
+    code = {"file": "/home/me/my_workloads.py", "sha256": sha, "source": "", "truncated": False}
+    return dataclasses.replace(run, worker={**(run.worker or {}), "workload_code": code})
+
+
+def test_one_workload_name_with_other_code_is_said_in_one_line():
+    view = compare.build([_user_run(1, "a" * 64), _user_run(2, "b" * 64)])
+    assert view.workloads.startswith(
+        "Same workload name (my_gelu), different code: sha256 #1 aaaaaaaaaaaa, #2 bbbbbbbbbbbb."
+    )
+    assert compare.build([_user_run(1, "a" * 64), _user_run(2, "a" * 64)]).workloads == ""
