@@ -28,6 +28,7 @@ _LINE_BAD = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TEXT_BAD = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 LONG_TEXTS = ("error", "result")  # fields whose strings may hold several lines
+LONG_PATHS = ("worker.workload_code.source",)  # and these strings: a user's workload file
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_.:-]{1,40}")
 
 
@@ -92,7 +93,7 @@ def check_values(where: str, run: dict[str, Any], fields: tuple[str, ...]) -> No
                     )
                 stack.extend((f"{path}[{i}]", item) for i, item in enumerate(value))
             elif isinstance(value, str):
-                check_text(where, path, value, long=long)
+                check_text(where, path, value, long=long or path in LONG_PATHS)
             elif isinstance(value, (int, float)) and not isinstance(value, bool):
                 check_number(where, path, value)
 

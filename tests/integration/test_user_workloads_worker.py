@@ -110,3 +110,21 @@ def test_the_pages_offer_the_users_workloads_and_say_which_file_failed(user_app)
     warned = " ".join(w.value for w in at.sidebar.warning)
     assert "broken.py: importing it raised RuntimeError: not today" in warned
     assert not [m for m in sys.modules if m.startswith("runtime_lab_user")]
+
+
+def test_the_code_travels_in_bundles_and_compare_sees_it_changed(tmp_path):
+    mine = tmp_path / "mine.py"
+    mine.write_text(Path(GOOD).read_text())
+    data, other = tmp_path / "data", tmp_path / "other"
+    args = ["run", "fusion", "--workload", "scaled_tanh", "--shape", "32x32", "--modes", "eager"]
+    assert cli(data, "--workloads", str(mine), *args, *FAST).returncode == 0
+    mine.write_text(Path(GOOD).read_text() + "\n# edited after the first run\n")
+    second = cli(data, "--workloads", str(mine), *args, *FAST)
+    assert second.returncode == 0, second.stderr
+    bundle = tmp_path / "runs.json.gz"
+    assert cli(data, "export", "1", "2", "--out", str(bundle)).returncode == 0
+    assert cli(other, "import", str(bundle)).returncode == 0
+    for where in (data, other):
+        shown = cli(where, "compare", "1", "2")
+        assert shown.returncode == 0, shown.stderr
+        assert "Same workload name (scaled_tanh), different code: sha256 #1 " in shown.stdout
