@@ -27,6 +27,8 @@ LABELS: dict[str, Any] = {
     "num_ooms": "out-of-memory errors",
     "baseline_allocated_bytes": "allocated when the job began",
     "final_allocated_bytes": "allocated after the job's cleanup",
+    "call_peak_bytes": lambda rest: f"one call's peak at {rest.replace('.', ': ')}",
+    "compile_warm_call_s": "{} warm compiled call (its compile)",
 }
 UNITS: dict[str, str] = {}
 IGNORED: tuple[str, ...] = ()

@@ -56,9 +56,36 @@ def _compare(result: AllocatorResult) -> dict[str, Any] | None:
     }
 
 
+def _workload(result: AllocatorResult) -> dict[str, Any]:
+    """The workload and, per shape, one call's peak with its inputs (None: needs CUDA); only
+    for runs since the catalog, so older runs keep the figures they had."""
+    if not result.workload:
+        return {}
+    peaks = [p for p in result.peaks if p.error is None and p.input_bytes is not None]
+    above = lambda p, v: None if v is None else p.input_bytes + v  # noqa: E731
+    return {
+        "workload": result.workload,
+        "dims": list(result.dims),
+        "params": dict(result.params),
+        "call_peak_bytes": {
+            p.label: {
+                "ideal": p.input_bytes + p.output_bytes,
+                "eager": above(p, p.eager_peak_bytes),
+                "compiled": above(p, p.compiled_peak_bytes),
+            }
+            for p in peaks
+        },
+        "compile_warm_call_s": {p.label: p.warm_s for p in peaks},
+    }
+
+
 def key_figures(result: AllocatorResult) -> dict[str, Any]:
     """allocated/reserved after the last del, peak, reserved after empty_cache, per scenario;
     None where a figure needs CUDA (the CPU has no caching allocator to ask)."""
+    return _allocator_figures(result) | _workload(result)
+
+
+def _allocator_figures(result: AllocatorResult) -> dict[str, Any]:
     per = {name: _scenario_figures(steps) for name, steps in _by_scenario(result).items()}
     e, s, g = result.empty_cache, result.side_stream, result.graphs
     return {

@@ -2,6 +2,7 @@
 
 from runtime_lab.options import MEASURED_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
+from runtime_lab.workloads.option import workload_options
 
 ALLOCATOR_SCENARIOS = ("sequence", "compiled", "empty-cache", "side-stream", "cudagraphs")
 ALLOCATOR_SHAPES = "1024x1024,4096x4096,2048x2048,8192x8192,1024x1024,4096x4096"
@@ -11,18 +12,21 @@ INFO = ExperimentInfo(
     title="Allocator",
     summary=(
         "The caching allocator live: allocated, reserved and peak memory per step and over "
-        "time (from a memory snapshot), empty_cache and its cost, eager vs compiled peak, "
-        "record_stream, CUDA-graph pools, fragmentation and host RSS."
+        "time (from a memory snapshot), empty_cache and its cost, a workload's eager vs "
+        "compiled peak per shape, record_stream, CUDA-graph pools, fragmentation and host RSS."
     ),
     icon=":material/memory:",
     intro=(
         "PyTorch's CUDA caching allocator keeps freed blocks for reuse instead of "
         "returning them to the driver. Pick the shapes a dynamic batcher would feed and "
-        "the scenarios to run: the lab runs **silu(x + y) * (x − y)** step by step, reads "
+        "the scenarios to run: the lab runs the **workload** (default: the seed's "
+        "**silu(x + y) * (x − y)**; any of the catalog) step by step, reads "
         "`torch.cuda.memory_stats` around each step (peaks reset per step), records the "
         "allocator's history (`_record_memory_history`, Python stacks) and draws "
         "allocated, reserved and host RSS for each scenario on its own time axis. "
-        "Scenarios: the sequence, eager vs `torch.compile` peak, `empty_cache()` after "
+        "Scenarios: the sequence, eager vs `torch.compile` peak at each shape against the "
+        "ideal (inputs + output: the CE fp32 logits copy, the MLP intermediate), "
+        "`empty_cache()` after "
         "every step vs never (timed), a side-stream tensor with and without "
         "`record_stream`, and `reduce-overhead` CUDA graphs with their private pool. Each "
         "scenario's snapshot is a download that opens in PyTorch's memory viewer (one "
@@ -34,6 +38,10 @@ INFO = ExperimentInfo(
     default_run_s={"cpu": 18.2, "cuda": 8.7},
     default_run_basis=BASIS,
     options={
+        **workload_options(
+            help="the function every scenario runs (python -m runtime_lab workloads lists "
+            "them); each shape of the sequence is one number per dim of it"
+        ),
         "shapes": OptionSpec(
             default=ALLOCATOR_SHAPES,
             help="steps of the sequence and empty-cache scenarios, in order (what a dynamic "
@@ -43,7 +51,7 @@ INFO = ExperimentInfo(
         ),
         "scenarios": OptionSpec(
             default=",".join(ALLOCATOR_SCENARIOS),
-            help="sequence: the shapes in order; compiled: eager vs torch.compile peak; "
+            help="sequence: the shapes in order; compiled: eager vs torch.compile peak per shape; "
             "empty-cache: after every step vs never, timed; side-stream: with and without "
             "record_stream; cudagraphs: reduce-overhead's private pool",
             choices=ALLOCATOR_SCENARIOS,
@@ -51,7 +59,8 @@ INFO = ExperimentInfo(
         ),
         "compare_side": OptionSpec(
             default=8192,
-            help="square side N (N x N) of the compiled, side-stream and cudagraphs scenarios",
+            help="square side N (N x N) of the side-stream scenario, and for pointwise of the "
+            "compiled (one more shape) and cudagraphs ones (other workloads: the largest shape)",
             kind="int",
             low=1,
             high=32768,

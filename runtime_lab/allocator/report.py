@@ -10,6 +10,7 @@ import pandas as pd
 from runtime_lab.allocator import ab_frames as ab
 from runtime_lab.allocator import charts as ca
 from runtime_lab.allocator import frames as fa
+from runtime_lab.allocator import report_workload as rw
 from runtime_lab.allocator.figures import key_figures
 from runtime_lab.allocator.result import AllocatorResult
 from runtime_lab.report import Metric, Report, in_tab, run_json_download
@@ -81,22 +82,21 @@ CPU_NOTE = (
 def fmt_bytes(value: int | float | None) -> str:
     if value is None:
         return "—"
-    if abs(value) >= 2**30:
-        return f"{value / 2**30:.2f} GiB"
-    return f"{value / 2**20:.1f} MiB"
+    return f"{value / 2**30:.2f} GiB" if abs(value) >= 2**30 else f"{value / 2**20:.1f} MiB"
 
 
 def _headline(result: AllocatorResult, figures: dict[str, Any]) -> str:
     if result.device == "cpu":
         rss = fmt_bytes(figures["host_rss_peak_bytes"])
-        return f"allocator CPU {result.dtype}: host RSS peak {rss} (GPU curves need CUDA)"
-    head = f"allocator {result.device} {result.dtype}"
+        return f"{rw.head(result)} CPU {result.dtype}: host RSS peak {rss} (GPU curves need CUDA)"
+    head = f"{rw.head(result)} {result.device} {result.dtype}"
     if figures["peak_bytes"].get("sequence") is None:
-        return f"{head}: {', '.join(result.scenarios)}"
+        return f"{head}: {', '.join(result.scenarios)}{rw.headline_tail(result)}"
     return (
         f"{head}: sequence peak {fmt_bytes(figures['peak_bytes']['sequence'])}, reserved "
         f"{fmt_bytes(figures['reserved_bytes']['sequence'])} after del → "
         f"{fmt_bytes(figures['reserved_after_empty_cache_bytes']['sequence'])} after empty_cache"
+        + rw.headline_tail(result)
     )
 
 
@@ -187,7 +187,7 @@ def _metrics(result: AllocatorResult, figures: dict[str, Any]) -> list[Metric]:
 def _charts(result: AllocatorResult, steps: pd.DataFrame) -> list[tuple[str, Any]]:
     long = fa.steps_long(steps)
     cpu = result.device == "cpu"
-    why = (WHY_CPU_TIMELINE, {}) if cpu else (WHY_TIMELINE, SCENARIO_NOTES)
+    why = (WHY_CPU_TIMELINE, {}) if cpu else (WHY_TIMELINE, SCENARIO_NOTES | rw.notes_for(result))
     found = [
         (
             "Over time",
@@ -203,7 +203,7 @@ def _charts(result: AllocatorResult, steps: pd.DataFrame) -> list[tuple[str, Any
         found.append(("Per step: sequence", ca.steps_chart(rss, "sequence", WHY_CPU_STEPS)))
     peaks = fa.peaks_frame(result)
     if not peaks.empty:
-        found.append(("Peaks", ca.peaks_chart(peaks, WHY_PEAKS_CHART)))
+        found.append(("Peaks", ca.peaks_chart(peaks, rw.peaks_why(result, WHY_PEAKS_CHART))))
     rounds = fa.empty_cache_frame(result)
     if not rounds.empty:
         found.append(("Cost of empty_cache", ca.empty_cache_chart(rounds, WHY_EMPTY_CACHE[1:])))
@@ -283,15 +283,16 @@ def build(run: dict[str, Any], result: AllocatorResult) -> Report:
     figures = key_figures(result)  # once: the headline and the metrics read them
     steps = fa.steps_frame(result)
     ab_charts, ab_tables, ab_notes = ab.parts(result)
-    charts = tuple(_charts(result, steps) + ab_charts)
+    wl_charts, wl_tables, wl_notes = rw.parts(result)  # all empty for runs before the catalog
+    charts = tuple(_charts(result, steps) + wl_charts + ab_charts)
     return Report(
         headline=_headline(result, figures),
         ok=not result.errors,
-        metrics=tuple(_metrics(result, figures)),
+        metrics=tuple(rw.metrics(result) + _metrics(result, figures)),
         charts=charts,
         tabs=in_tab("Memory", charts),
-        tables=tuple(_tables(result, steps) + ab_tables),
-        notes=tuple(_notes(result) + ab_notes),
+        tables=tuple(_tables(result, steps) + wl_tables + ab_tables),
+        notes=tuple(wl_notes + _notes(result) + ab_notes),
         downloads=tuple(_downloads(run, result, steps)),
         warnings=tuple(_warnings(result)),
     )

@@ -89,6 +89,24 @@ class CompareResult:
 
 
 @dataclass(frozen=True)
+class WorkloadPeak:
+    """One eager and one compiled call of the workload at one shape of the sequence: the most
+    allocated during each above the live inputs (None without CUDA), against the ideal."""
+
+    label: str  # the sequence's entry, e.g. "4096x128256" or "512x512:float16"
+    shape: tuple[int, ...]
+    dtype: str
+    input_bytes: int | None = None  # every input tensor (weights and int targets included)
+    output_bytes: int | None = None  # the ideal above the inputs: only the output is written
+    eager_peak_bytes: int | None = None
+    compiled_peak_bytes: int | None = None  # after a warm call: its compile is not counted
+    warm_s: float | None = None  # the warm (first) compiled call: any compile it triggered
+    compiles: int = 0  # graphs the warm call compiled (0: a graph of an earlier shape served)
+    max_abs_diff: float | None = None  # compiled against eager: the same function ran
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class EmptyCacheResult:
     """The same sequence with empty_cache() after every step, and never: time per round."""
 
@@ -211,6 +229,11 @@ class AllocatorResult:
     outside: OutsideRun | None = (
         None  # memory outside the allocator, a fresh process; None: not asked
     )
+    # the workload every scenario ran; "": recorded before the catalog (the seed's pointwise)
+    workload: str = ""
+    dims: tuple[str, ...] = ()  # its named dims, as the catalog said when it ran
+    params: tuple[tuple[str, int], ...] = ()
+    peaks: tuple[WorkloadPeak, ...] = ()  # the compiled scenario, per distinct shape
 
 
 RESULT_TYPE = AllocatorResult  # what the registry rebuilds a stored run into

@@ -1,11 +1,11 @@
-"""Allocator: allocated / reserved / peak over a shape sequence and four what-if scenarios."""
+"""Allocator: a workload's allocated / reserved / peak over a shape sequence, and what-ifs."""
 
 from __future__ import annotations
 
 import math
 
 from runtime_lab import config
-from runtime_lab.allocator import run_ab, run_outside
+from runtime_lab.allocator import run_ab, run_outside, run_work
 from runtime_lab.allocator import scenarios as sc
 from runtime_lab.allocator.probe import Probe, RssSampler
 from runtime_lab.allocator.result import CUDA_ONLY, AllocatorResult, ScenarioError
@@ -13,8 +13,9 @@ from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab.base import Context
 from runtime_lab.shapes import DTYPE_BYTES, entry_text, parse_sequence
 from runtime_lab.spec import RunSpec
+from runtime_lab.workloads.registry import WORKLOADS
 
-# live tensors at eager's peak: x, y, silu(x + y), x − y, the output (x + y is freed by then)
+# pointwise: live tensors at eager's peak: x, y, silu(x + y), x − y, the output (x + y is freed)
 EAGER_LIVE = 5
 # the cache keeps blocks of earlier, other-sized steps while a big one runs: leave room for them
 CACHE_SLACK = 2
@@ -36,25 +37,37 @@ def _chosen(spec: RunSpec) -> list[str]:
 
 
 def estimate_bytes(spec: RunSpec) -> int:
-    chosen = _chosen(spec)
-    biggest = max(math.prod(s) * DTYPE_BYTES[d] for s, d in _calls(spec))
+    chosen, calls = _chosen(spec), _calls(spec)
     compare = spec.option("compare_side") ** 2 * DTYPE_BYTES[spec.dtype]
-    need = 0
-    if {"sequence", "empty-cache"} & set(chosen):
-        need = biggest * (EAGER_LIVE + CACHE_SLACK)
-    if {"compiled", "cudagraphs", "side-stream"} & set(chosen):
-        need = max(need, compare * (EAGER_LIVE + CACHE_SLACK))
-    return need
+    need = compare * (EAGER_LIVE + CACHE_SLACK) if "side-stream" in chosen else 0
+    if spec.option("workload") == "pointwise":  # as before the catalog: one tensor, ×7
+        biggest = max(math.prod(s) * DTYPE_BYTES[d] for s, d in calls)
+        if {"sequence", "empty-cache", "compiled"} & set(chosen):
+            need = max(need, biggest * (EAGER_LIVE + CACHE_SLACK))
+        if {"compiled", "cudagraphs"} & set(chosen):
+            need = max(need, compare * (EAGER_LIVE + CACHE_SLACK))
+        return need
+    work = run_work.of(spec)  # what one eager call can hold at once, measured on meta tensors
+    held = max(run_work.live_bytes(work, s, d) for s, d in dict.fromkeys(calls))
+    # the cache keeps earlier steps' blocks; compiled also holds eager's output while it runs
+    return max(need, held * (1 + CACHE_SLACK) if set(chosen) - {"side-stream"} else 0)
 
 
-def _runners(spec: RunSpec, calls, timed):
+def _graph_shape(spec: RunSpec, work: run_work.Workload, calls) -> tuple[int, ...]:
+    """cudagraphs' shape: the seed's side × side, any other workload its largest step."""
+    if work.name == "pointwise":
+        return (spec.option("compare_side"),) * 2
+    return max((s for s, _ in calls), key=math.prod)
+
+
+def _runners(spec: RunSpec, work: run_work.Workload, calls, timed):
     side, dtype = spec.option("compare_side"), spec.dtype
     return {
-        "sequence": lambda p: sc.sequence(p, calls, dtype),
-        "compiled": lambda p: sc.compiled(p, side, dtype),
-        "empty-cache": lambda p: sc.empty_cache(p, calls, dtype, timed),
+        "sequence": lambda p: sc.sequence(p, work, calls, dtype),
+        "compiled": lambda p: sc.compiled(p, work, side, calls, dtype),
+        "empty-cache": lambda p: sc.empty_cache(p, work, calls, dtype, timed),
         "side-stream": lambda p: sc.side_stream(p, side, dtype),
-        "cudagraphs": lambda p: sc.cudagraphs(p, side, dtype),
+        "cudagraphs": lambda p: sc.cudagraphs(p, work, _graph_shape(spec, work, calls), dtype),
     }
 
 
@@ -67,14 +80,14 @@ def _runs_here(name: str, probe: Probe) -> bool:
     return name not in CUDA_ONLY or probe.cuda
 
 
-def _timed_first(probe: Probe, spec: RunSpec, ctx: Context, calls):
+def _timed_first(probe: Probe, spec: RunSpec, ctx: Context, work, calls):
     """Every timed round of the job, before any scenario turns memory history on: a process
     that has recorded it stays slower (H200: 40 µs → 55 µs per small call after it is off)."""
     if "empty-cache" not in _chosen(spec) or not _runs_here("empty-cache", probe):
         return None, None
     ctx.progress("empty-cache: timed rounds (before any memory history)", None, None)
     try:
-        return sc.time_empty_cache(probe, calls, spec.option("rounds")), None
+        return sc.time_empty_cache(probe, work, calls, spec.option("rounds")), None
     except Exception as exc:  # as a failing scenario: reported, the others still run
         if _broken(exc):
             raise
@@ -82,9 +95,9 @@ def _timed_first(probe: Probe, spec: RunSpec, ctx: Context, calls):
         return None, ScenarioError("empty-cache", f"{type(exc).__name__}: {exc}"[:MAX_ERROR])
 
 
-def _scenarios(probe: Probe, spec: RunSpec, ctx: Context, calls, timed, timing_error):
+def _scenarios(probe: Probe, spec: RunSpec, ctx: Context, work, calls, timed, timing_error):
     outcomes, skipped, errors = {}, [], []
-    runners = _runners(spec, calls, timed)
+    runners = _runners(spec, work, calls, timed)
     chosen = _chosen(spec)
     for i, name in enumerate(chosen, start=1):
         if not _runs_here(name, probe):
@@ -107,15 +120,16 @@ def _scenarios(probe: Probe, spec: RunSpec, ctx: Context, calls, timed, timing_e
 
 
 def run(spec: RunSpec, ctx: Context) -> AllocatorResult:
-    calls = _calls(spec)
+    calls, work = _calls(spec), run_work.of(spec)
     probe = Probe(ctx.device, config.data_dir(), spec.option("max_entries"))
     probe.clean()
     baseline = probe.stat("allocated_bytes.all.current")
     retries, ooms = probe.stat("num_alloc_retries"), probe.stat("num_ooms")
     try:
-        timed, timing_error = _timed_first(probe, spec, ctx, calls)  # no RSS thread to disturb it
+        timed, timing_error = _timed_first(probe, spec, ctx, work, calls)  # no RSS thread yet
         with RssSampler(probe.t0) as rss:
-            outcomes, skipped, errors = _scenarios(probe, spec, ctx, calls, timed, timing_error)
+            found = _scenarios(probe, spec, ctx, work, calls, timed, timing_error)
+            outcomes, skipped, errors = found
     finally:
         if set(COMPILED) & set(_chosen(spec)):
             ct.reset()  # compiled frames and CUDA graph trees hold pools: drop them
@@ -124,18 +138,19 @@ def run(spec: RunSpec, ctx: Context) -> AllocatorResult:
     if spec.option("outside"):
         if probe.cuda:
             ctx.progress("memory outside the allocator (a fresh process)", None, None)
-            outside = run_outside.run_outside(ctx.device)
+            outside = run_outside.run_outside(ctx.device, work.args(), calls[0])
         else:
             skipped.append("outside: needs CUDA (device memory outside PyTorch's allocator)")
     if spec.option("alloc_ab"):  # child processes: nothing of this worker's state is touched
         if probe.cuda:
             ctx.progress("allocator configurations A/B (a fresh process each)", None, None)
-            configs = run_ab.run_configs(str(ctx.device), calls)
+            configs = run_ab.run_configs(str(ctx.device), calls, work.args())
         else:
             skipped.append(
                 "alloc_ab: needs CUDA (PYTORCH_ALLOC_CONF configures the CUDA allocator)"
             )
     ctx.progress("done", len(_chosen(spec)), len(_chosen(spec)))
+    compare, peaks = outcomes.get("compiled") or (None, ())
     return AllocatorResult(
         device=str(ctx.device),
         dtype=spec.dtype,
@@ -147,7 +162,7 @@ def run(spec: RunSpec, ctx: Context) -> AllocatorResult:
         trace_points=probe.trace_total,
         rss=tuple(rss.bounded()),
         snapshots=tuple(probe.snapshots),
-        compare=outcomes.get("compiled"),
+        compare=compare,
         empty_cache=outcomes.get("empty-cache"),
         side_stream=outcomes.get("side-stream"),
         graphs=outcomes.get("cudagraphs"),
@@ -162,6 +177,10 @@ def run(spec: RunSpec, ctx: Context) -> AllocatorResult:
         step_ms_under_history=probe.cuda and any(s.step_ms is not None for s in probe.steps),
         alloc_configs=configs,
         outside=outside,
+        workload=work.name,
+        dims=WORKLOADS[work.name].dims,
+        params=work.params,
+        peaks=peaks,
     )
 
 

@@ -9,9 +9,10 @@ CONFIGS = ("", "expandable_segments:True")  # the default allocator, then expand
 TIMEOUT_S = 300
 
 
-def run_configs(device: str, calls: list) -> tuple[AllocConfigRun, ...]:
-    """Each configuration in a fresh child (the setting is read when CUDA starts)."""
-    args = {"device": device, "calls": [[list(s), d] for s, d in calls]}
+def run_configs(device: str, calls: list, work: dict | None = None) -> tuple[AllocConfigRun, ...]:
+    """Each configuration in a fresh child (the setting is read when CUDA starts); the child
+    runs the workload (run_work.Workload.args) at each step."""
+    args = {"device": device, "calls": [[list(s), d] for s, d in calls], "workload": work}
     return tuple(_one(config, args) for config in CONFIGS)
 
 

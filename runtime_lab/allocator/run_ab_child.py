@@ -10,9 +10,8 @@ import os
 import torch
 
 from runtime_lab.allocator import memtrace
+from runtime_lab.allocator.run_work import Workload
 from runtime_lab.lab import child
-from runtime_lab.lab.base import torch_dtype
-from runtime_lab.workloads.pointwise.op import pointwise
 
 
 def _read(device: torch.device) -> dict:
@@ -39,12 +38,13 @@ def main(args: dict) -> dict:
     device = torch.device(args["device"])
     torch.cuda.set_device(device)
     torch.cuda.init()
+    work = Workload.from_args(args.get("workload"))
     steps, kept = [], None
     for i, (shape, dtype) in enumerate(args["calls"], start=1):
         torch.cuda.reset_peak_memory_stats(device)
-        x = torch.rand(shape, device=device, dtype=torch_dtype(dtype))
-        out = pointwise(x, torch.rand_like(x))
-        del x
+        loaded = work.load(tuple(shape), dtype, device)
+        out = loaded.call()
+        del loaded
         # a batcher hands each step's output on and drops the previous one: blocks of different
         # sizes stay live across steps, which is what fragments a caching allocator
         kept = out

@@ -10,12 +10,15 @@ from runtime_lab.lab import child
 TIMEOUT_S = 300
 
 
-def run_outside(device: torch.device) -> OutsideRun:
-    """The device's used bytes now (this worker's included), then the child's steps above it."""
+def run_outside(device: torch.device, work: dict | None = None, call=None) -> OutsideRun:
+    """The device's used bytes now (this worker's included), then the child's steps above it;
+    the child compiles the workload (run_work.Workload.args) at call (shape, dtype)."""
     torch.cuda.synchronize(device)
     free, total = torch.cuda.mem_get_info(device)
     before = int(total - free)
-    args = {"device": str(device)}
+    args = {"device": str(device), "workload": work}
+    if call is not None:
+        args["call"] = [list(call[0]), call[1]]
     doc, why = child.run_module("runtime_lab.allocator.run_outside_child", args, TIMEOUT_S)
     if doc is None:
         return OutsideRun(before, error=f"the child: {why}")

@@ -12,6 +12,7 @@ import socket
 
 import torch
 
+from runtime_lab.allocator.run_work import Workload
 from runtime_lab.lab import child
 
 
@@ -53,6 +54,15 @@ def _nccl(device: torch.device) -> tuple[str, str]:
     return "ran", f"one-rank process group, NCCL {version}, one all_reduce"
 
 
+def _first_compile(args: dict, device: torch.device) -> None:
+    """The run's workload at its first shape (the seed's pointwise at 256² when none is named),
+    compiled and called once."""
+    work = Workload.from_args(args.get("workload"))
+    shape, dtype = args.get("call") or [[256, 256], "float32"]
+    loaded = work.load(tuple(shape), dtype, device)
+    torch.compile(loaded.fn, dynamic=False)(*loaded.inputs)
+
+
 def main(args: dict) -> dict:
     device = torch.device(args["device"])
     torch.cuda.set_device(device)
@@ -63,10 +73,7 @@ def main(args: dict) -> dict:
     a = torch.randn(256, 256, device=device)
     (a @ a).sum().item()
     steps.append(_reading("first cuBLAS call", device, "a 256² matmul: handle, kernels, workspace"))
-    from runtime_lab.workloads.pointwise.op import pointwise
-
-    compiled = torch.compile(pointwise, dynamic=False)
-    compiled(a, a)
+    _first_compile(args, device)
     steps.append(_reading("first compiled Triton kernel", device, "torch.compile of the workload"))
     try:
         state, detail = _nccl(device)

@@ -1,4 +1,4 @@
-"""The allocator scenarios: each runs pointwise work and reports through a Probe."""
+"""The allocator scenarios: each runs the workload and reports through a Probe."""
 
 from __future__ import annotations
 
@@ -8,16 +8,17 @@ import time
 import torch
 
 from runtime_lab.allocator import memtrace
+from runtime_lab.allocator import run_work as rw
 from runtime_lab.allocator.probe import DEFAULT_POOL, Probe
 from runtime_lab.allocator.result import (
     CompareResult,
     EmptyCacheResult,
     GraphPoolResult,
     SideStreamResult,
+    WorkloadPeak,
 )
 from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab.base import torch_dtype
-from runtime_lab.workloads.pointwise.op import pointwise
 
 Calls = list[tuple[tuple[int, ...], str]]
 SLEEP_CYCLES = 100_000_000  # ~50 ms of GPU clock: the side stream is surely busy at the free
@@ -30,71 +31,69 @@ def _label(shape: tuple[int, ...], dtype: str, default: str) -> str:
     return text if dtype == default else f"{text}:{dtype}"
 
 
-def _inputs(shape, dtype: str, device) -> tuple[torch.Tensor, torch.Tensor]:
-    x = torch.rand(shape, device=device, dtype=torch_dtype(dtype))
-    return x, torch.rand_like(x)
-
-
-def _step(probe: Probe, name: str, i: int, label: str, shape, dtype: str) -> None:
+def _step(probe: Probe, work: rw.Workload, name: str, i: int, label: str, shape, dtype) -> None:
     """One step of the batcher: inputs arrive, the op runs, everything is dropped."""
     probe.reset_peak()
     start = time.perf_counter()
-    x, y = _inputs(shape, dtype, probe.device)
-    out = pointwise(x, y)
+    loaded = work.load(shape, dtype, probe.device)
+    out = loaded.call()
     probe.sync()
     probe.mark(name, i, label, "computed", (time.perf_counter() - start) * 1e3)
-    del x, y, out
+    del loaded, out
     probe.mark(name, i, label, "after del")
 
 
-def sequence(probe: Probe, calls: Calls, dtype: str) -> None:
+def sequence(probe: Probe, work: rw.Workload, calls: Calls, dtype: str) -> None:
     with probe.recording("sequence"):
         for i, (shape, dt) in enumerate(calls, start=1):
-            _step(probe, "sequence", i, _label(shape, dt, dtype), shape, dt)
+            _step(probe, work, "sequence", i, _label(shape, dt, dtype), shape, dt)
         probe.keep_segments("sequence")  # the cache as the sequence left it: all segments free
         probe.clean()
         probe.mark("sequence", len(calls), "end", "after empty_cache")
 
 
-def _peak_above(probe: Probe, fn, x, y) -> int | None:
-    """Peak allocated during fn(x, y) above what was live before it (the inputs)."""
-    probe.sync()
-    before = probe.stat("allocated_bytes.all.current")
-    probe.reset_peak()
-    out = fn(x, y)
-    probe.sync()
-    peak = probe.stat("allocated_bytes.all.peak")
-    del out
-    return None if peak is None else peak - before
-
-
-def compiled(probe: Probe, side: int, dtype: str) -> CompareResult:
+def _seed_compare(probe: Probe, work: rw.Workload, side: int, dtype: str) -> CompareResult:
+    """The seed's figure, as before the catalog: pointwise at side × side."""
     shape = (side, side)
     label = _label(shape, dtype, dtype)
-    with probe.recording("compiled"):
-        x, y = _inputs(shape, dtype, probe.device)
-        eager = _peak_above(probe, pointwise, x, y)
-        probe.mark("compiled", 1, f"eager {label}", "computed")
-        fn = torch.compile(ct.own_copy(pointwise, "pointwise_allocator"), fullgraph=True)
-        fn(x, y)  # compile and one warm call: the compile's own buffers are not the op's peak
-        probe.mark("compiled", 2, f"compile {label}", "computed")
-        fused = _peak_above(probe, fn, x, y)
-        probe.mark("compiled", 3, f"compiled {label}", "computed")
-        nbytes = x.numel() * x.element_size() * 2
-        del x, y, fn
-        probe.keep_segments("compiled")
-        probe.clean()
-        probe.mark("compiled", 3, "end", "after empty_cache")
+    loaded = work.load(shape, dtype, probe.device)
+    eager, out = rw.peak_above(probe, loaded.fn, loaded.inputs)
+    del out
+    probe.mark("compiled", 1, f"eager {label}", "computed")
+    fn = torch.compile(ct.own_copy(loaded.fn, "pointwise_allocator"), fullgraph=True)
+    fn(*loaded.inputs)  # compile and one warm call: the compile's own buffers are not the peak
+    probe.mark("compiled", 2, f"compile {label}", "computed")
+    fused, out = rw.peak_above(probe, fn, loaded.inputs)
+    probe.mark("compiled", 3, f"compiled {label}", "computed")
+    nbytes = rw.nbytes(loaded.inputs)
+    del loaded, out, fn
     return CompareResult(shape, eager, fused, nbytes)
 
 
-def _round(probe: Probe, calls: Calls, every: bool, call_ms: list[float] | None) -> float:
+def compiled(
+    probe: Probe, work: rw.Workload, side: int, calls: Calls, dtype: str
+) -> tuple[CompareResult | None, tuple[WorkloadPeak, ...]]:
+    """Eager vs torch.compile peak of the workload at each shape of the sequence (pointwise
+    first also at side × side, the figure runs before the catalog recorded)."""
+    with probe.recording("compiled"):
+        seed = _seed_compare(probe, work, side, dtype) if work.name == "pointwise" else None
+        labels = [_label(shape, dt, dtype) for shape, dt in calls]
+        peaks = rw.peaks(probe, work, calls, labels)
+        probe.keep_segments("compiled")
+        probe.clean()
+        probe.mark("compiled", len(peaks), "end", "after empty_cache")
+    return seed, peaks
+
+
+def _round(
+    probe: Probe, work: rw.Workload, calls: Calls, every: bool, call_ms: list[float] | None
+) -> float:
     """One pass over the sequence; with every=True, empty_cache() after each step."""
     start = time.perf_counter()
     for shape, dtype in calls:
-        x, y = _inputs(shape, dtype, probe.device)
-        out = pointwise(x, y)
-        del x, y, out
+        loaded = work.load(shape, dtype, probe.device)
+        out = loaded.call()
+        del loaded, out
         if every:
             t = time.perf_counter()
             torch.cuda.empty_cache()  # synchronises the device and cudaFree()s every cached block
@@ -104,19 +103,23 @@ def _round(probe: Probe, calls: Calls, every: bool, call_ms: list[float] | None)
     return (time.perf_counter() - start) * 1e3
 
 
-def time_empty_cache(probe: Probe, calls: Calls, rounds: int) -> EmptyCacheResult:
+def time_empty_cache(
+    probe: Probe, work: rw.Workload, calls: Calls, rounds: int
+) -> EmptyCacheResult:
     """Timed rounds, alternating never / every: run before any scenario turns memory history on
     (recording stacks slows every allocation, and the process stays slower after it is off)."""
     probe.clean()
-    _round(probe, calls, False, None)  # warm-up: "never" runs from a filled cache, as in service
+    _round(
+        probe, work, calls, False, None
+    )  # warm-up: "never" runs from a filled cache, as in service
     never_reserved = probe.stat("reserved_bytes.all.current")
     never, every, call_ms = [], [], []
     every_reserved = None
     for _ in range(rounds):
-        never.append(_round(probe, calls, False, None))
-        every.append(_round(probe, calls, True, call_ms))
+        never.append(_round(probe, work, calls, False, None))
+        every.append(_round(probe, work, calls, True, call_ms))
         every_reserved = probe.stat("reserved_bytes.all.current")  # what "every" leaves held
-        _round(probe, calls, False, None)  # refill the cache before the next "never" round
+        _round(probe, work, calls, False, None)  # refill the cache before the next "never" round
     probe.clean()
     return EmptyCacheResult(
         rounds,
@@ -131,7 +134,7 @@ def time_empty_cache(probe: Probe, calls: Calls, rounds: int) -> EmptyCacheResul
 
 
 def empty_cache(
-    probe: Probe, calls: Calls, dtype: str, timed: EmptyCacheResult
+    probe: Probe, work: rw.Workload, calls: Calls, dtype: str, timed: EmptyCacheResult
 ) -> EmptyCacheResult:
     """The curves of one pass each, recorded; the timing was taken first (time_empty_cache)."""
     with probe.recording("empty-cache"):
@@ -141,7 +144,7 @@ def empty_cache(
             probe.clean()
             for i, (shape, dt) in enumerate(calls, start=1):
                 label = f"{'every' if every else 'never'} {_label(shape, dt, dtype)}"
-                _step(probe, "empty-cache", i, label, shape, dt)
+                _step(probe, work, "empty-cache", i, label, shape, dt)
                 if every:
                     torch.cuda.empty_cache()
                     probe.mark("empty-cache", i, label, "after empty_cache")
@@ -196,16 +199,17 @@ def _free_lag_us(snapshot: dict, index: int) -> float | None:
     return float(max(lags)) if lags else None
 
 
-def cudagraphs(probe: Probe, side: int, dtype: str) -> GraphPoolResult:
-    shape = (side, side)
+def cudagraphs(probe: Probe, work: rw.Workload, shape, dtype: str) -> GraphPoolResult:
     reserved = lambda: probe.stat("reserved_bytes.all.current")  # noqa: E731
     with probe.recording("cudagraphs"):
-        x, y = _inputs(shape, dtype, probe.device)
+        loaded = work.load(shape, dtype, probe.device)
         before = reserved()
         probe.mark("cudagraphs", 1, "inputs", "computed")
-        fn = torch.compile(ct.own_copy(pointwise, "pointwise_graphs"), mode="reduce-overhead")
+        fn = loaded.fn
+        own = ct.own_copy(fn, f"{work.name}_graphs") if hasattr(fn, "__code__") else fn
+        fn = torch.compile(own, mode="reduce-overhead")
         for _ in range(GRAPH_CALLS):
-            out = fn(x, y)
+            out = fn(*loaded.inputs)
             del out
         probe.sync()
         replaying = reserved()
@@ -213,7 +217,7 @@ def cudagraphs(probe: Probe, side: int, dtype: str) -> GraphPoolResult:
         pools = memtrace.summarize_segments(snap, probe.device.index or 0).by_pool
         probe.keep_segments("cudagraphs", snap)  # the private pool's segments, before empty_cache
         probe.mark("cudagraphs", 2, "replaying", "computed")
-        del x, y
+        del loaded
         gc.collect()
         torch.cuda.empty_cache()  # the graph's pool is not the cache: it stays
         after_del = reserved()

@@ -2,6 +2,7 @@
 configurations, for the tests that draw, compare or export allocator runs without a worker."""
 
 import json
+from dataclasses import replace
 
 from runtime_lab.allocator import run_ab
 from runtime_lab.allocator.result import (
@@ -15,6 +16,7 @@ from runtime_lab.allocator.result import (
     StepRecord,
     StreamBytes,
     TracePoint,
+    WorkloadPeak,
 )
 from runtime_lab.results import to_plain
 
@@ -125,4 +127,31 @@ def ab_configs():
     return (
         run_ab.parse("default", AB_DEFAULT),
         run_ab.parse("expandable_segments:True", AB_EXPANDABLE),
+    )
+
+
+# cross_entropy bf16 (tokens × vocab), shaped like a CUDA run: logits + int64 targets in,
+# a 4-byte loss out; eager holds the fp32 copy and log_softmax's fp32 output at once
+CE_SHAPES = ((1024, 32000), (4096, 32000))
+
+
+def _ce_peak(tokens, vocab, cuda=True):
+    inputs = tokens * vocab * 2 + tokens * 8
+    eager = 2 * tokens * vocab * 4 + 512 if cuda else None
+    compiled = 2 * 512 if cuda else None
+    label = f"{tokens}x{vocab}"
+    return WorkloadPeak(label, (tokens, vocab), "bfloat16", inputs, 4, eager, compiled, 2.5, 1, 0.0)
+
+
+def workload_result(cuda=True):
+    """The hand-made result as a cross_entropy run since the catalog (its compare: none)."""
+    peaks = tuple(_ce_peak(t, v, cuda) for t, v in CE_SHAPES)
+    base = result() if cuda else replace(result(), device="cpu", snapshots=(), trace=())
+    return replace(
+        base,
+        dtype="bfloat16",
+        compare=None,
+        workload="cross_entropy",
+        dims=("tokens", "vocab"),
+        peaks=peaks,
     )

@@ -53,7 +53,8 @@ def test_a_cpu_run_draws_host_memory_and_says_what_needs_cuda(worker_app):
     at.button[0].click()
     at.run()
     poll_until(at, lambda a: len(a.success) > 0)
-    assert at.success[0].value.startswith("allocator CPU float32: host RSS peak ")
+    head = "allocator pointwise (rows × cols) CPU float32: host RSS peak "
+    assert at.success[0].value.startswith(head)
     assert len(at.get("vega_lite_chart")) == 2  # RSS over time, RSS per step
     captions = " ".join(c.value for c in at.caption)
     assert "need CUDA" in captions and "Not run: empty-cache: needs CUDA" in captions
@@ -80,3 +81,23 @@ def test_a_cuda_report_shows_the_facts_and_the_warnings():
     assert "hit max_entries" in at.warning[0].value
     tables = [m.value for m in at.markdown if m.value.startswith("**")]
     assert "**Bytes per stream**" in tables
+
+
+def test_choosing_a_workload_runs_the_sequence_over_it(app):
+    at = _open(app)
+    picker = widget(at.selectbox, "Workload")
+    assert picker.value == "pointwise"  # the seed's function stays the default
+    picker.set_value("rms_norm").run()
+    assert not at.exception
+    assert any("Llama's RMSNorm upcasts" in c.value for c in at.caption)
+    widget(at.text_area, "shapes").set_value("32x256,64x256,32x256")
+    widget(at.multiselect, "scenarios").set_value(["sequence", "compiled"])
+    widget(at.selectbox, "Device").set_value("cpu")
+    at.button[0].click()
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.query_params["workload"] == "rms_norm"
+    (stored,) = ui.manager().history.list()
+    spec = ui.manager().history.get(stored["id"]).spec
+    assert spec["options"]["workload"] == "rms_norm"
+    assert spec["options"]["shapes"] == "32x256,64x256,32x256"

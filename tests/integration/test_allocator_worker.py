@@ -56,7 +56,14 @@ def test_cuda_only_scenarios_say_why_and_the_rest_ran(cpu_run):
     assert result.errors == ()
     assert result.compare.shape == (128, 128) and result.compare.eager_peak_bytes is None
     compiled = [s.label for s in result.steps if s.scenario == "compiled"]
-    assert compiled == ["eager 128x128", "compile 128x128", "compiled 128x128", "end"]
+    # the seed's compare at compare_side, then the workload once eager and once compiled per
+    # distinct shape of the sequence (on CPU: no second, measured call; no peak to read)
+    per_shape = ["256x256", "1024x1024", "512x512", "1024x1024:float16"]
+    assert compiled == ["eager 128x128", "compile 128x128", "compiled 128x128"] + [
+        f"{mode} {label}" for label in per_shape for mode in ("eager", "compile")
+    ] + ["end"]
+    assert [p.label for p in result.peaks] == per_shape
+    assert all(p.eager_peak_bytes is None and p.compiled_peak_bytes is None for p in result.peaks)
     assert result.snapshots == () and result.trace == ()
 
 
@@ -74,7 +81,8 @@ def test_rss_is_sampled_on_the_run_axis_and_bounded(cpu_run):
 def test_report_and_summary_from_the_stored_run(cpu_run):
     run, _ = cpu_run
     rep = build(run)
-    assert rep.ok and rep.headline.startswith("allocator CPU float32: host RSS peak ")
+    head = "allocator pointwise (rows × cols) CPU float32: host RSS peak "
+    assert rep.ok and rep.headline.startswith(head)
     assert [t for t, _ in rep.charts] == ["Over time", "Per step: sequence"]
     timeline = dict(rep.charts)["Over time"].to_dict()
     # one host-RSS panel per scenario that ran, each on its own time axis; no GPU series named
@@ -94,7 +102,7 @@ def test_report_and_summary_from_the_stored_run(cpu_run):
     ] not in domains
     assert any("need CUDA" in n for n in rep.notes)
     figures = summary(run)
-    assert len(figures["steps"]) == 9 + 4
+    assert len(figures["steps"]) == 9 + 3 + 2 * 4 + 1
     assert figures["empty_cache_cost_ms"] is None  # needs CUDA, not a made-up zero
     assert figures["host_rss_peak_bytes"] > 50 * 2**20
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 import pytest
-from allocatordata import MIB
+from allocatordata import MIB, workload_result
 from allocatordata import ab_configs as _configs
 from fusiondata import run as _fusion_run
 from fusiondata import with_catalog
@@ -63,7 +63,8 @@ def _spy(mp: pytest.MonkeyPatch, builders: set, called: set) -> None:
 
 
 def _allocator_run(recorded: dict) -> dict:
-    """A recorded allocator run given the configurations A/B and the outside-the-allocator steps."""
+    """A recorded allocator run given the configurations A/B, the outside-the-allocator steps and
+    a catalog workload's peaks."""
     from dataclasses import replace
 
     from runtime_lab.allocator import run_outside
@@ -82,6 +83,8 @@ def _allocator_run(recorded: dict) -> dict:
     outside = run_outside.parse(100 * MIB, {"steps": steps})
     result = registry.result_from_record("allocator", recorded["result"])
     result = replace(result, alloc_configs=_configs(), outside=outside)
+    ce = workload_result()  # and a workload's eager vs compiled peaks, as CUDA measures them
+    result = replace(result, workload=ce.workload, dims=ce.dims, peaks=ce.peaks)
     return {**recorded, "id": 9001, "result": to_plain(result)}
 
 
