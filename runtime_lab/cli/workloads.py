@@ -8,8 +8,10 @@ import os
 import sys
 from typing import Any
 
+from runtime_lab.envvars import WORKLOADS_ENV
 from runtime_lab.view.text import terminal
 from runtime_lab.workloads.declare import WorkloadInfo, shape_text
+from runtime_lab.workloads.describe import absolute, describe
 from runtime_lab.workloads.plain import to_plain
 from runtime_lab.workloads.registry import WORKLOADS
 
@@ -47,9 +49,6 @@ def use_files(args: argparse.Namespace) -> None:
     """--workloads (else $RUNTIME_LAB_WORKLOADS): read by the describe child, registered here
     torch-free, and handed to the workers through the environment (they import the files).
     A file that did not load is one line on stderr; the others and the built-ins still run."""
-    from runtime_lab.envvars import WORKLOADS_ENV
-    from runtime_lab.workloads.describe import absolute, describe
-
     if args.command not in ("run", "workloads"):
         return
     text = args.workloads if args.workloads is not None else os.environ.get(WORKLOADS_ENV, "")

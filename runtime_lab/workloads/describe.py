@@ -12,6 +12,7 @@ from pathlib import Path
 
 from runtime_lab.workloads import registry
 from runtime_lab.workloads.plain import BadDeclaration, from_plain, to_plain
+from runtime_lab.workloads.user import entries, is_file_entry
 
 TIMEOUT_S = 120.0  # importing torch and the files; a file that hangs at import is cut off here
 ENV = "RUNTIME_LAB_WORKLOADS"
@@ -28,8 +29,6 @@ class Described:
 
 def absolute(text: str) -> str:
     """Entries with file paths made absolute: the workers may start in another directory."""
-    from runtime_lab.workloads.user import entries, is_file_entry
-
     parts = entries(text)
     return ",".join(str(Path(p).expanduser().resolve()) if is_file_entry(p) else p for p in parts)
 

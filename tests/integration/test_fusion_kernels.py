@@ -21,9 +21,9 @@ from runtime_lab.compiler import occupancy as oc
 from runtime_lab.fusion import frames_kernels as fk
 from runtime_lab.fusion import report_kernels as rk
 from runtime_lab.fusion.charts_kernels import occupancy_chart
-from runtime_lab.fusion.info import WORKLOADS
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FusionResult
 from runtime_lab.results import KernelRow, TritonKernel, from_plain, to_plain
+from runtime_lab.workloads.registry import NAMES as WORKLOADS
 
 # H100/H200 (9.0), limits as the trace reports them: 64 warps, 32 blocks, 65536 registers per SM
 # (4 sub-partitions of 16384, allocated per warp in units of 256), 228 KiB of shared memory per SM,

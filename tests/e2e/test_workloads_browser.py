@@ -1,0 +1,126 @@
+"""End-to-end: a page run of each experiment with a workload other than its default, and one of
+the user's own workloads, in headless Chromium against a real server."""
+
+import os
+
+import pytest
+import serving
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+RUN_TIMEOUT_MS = 240_000
+SCREENS = os.environ.get("TEST_SCREENS_DIR", "")
+EXAMPLE = str(serving.REPO / "examples" / "my_workloads.py")
+
+if not os.path.exists(serving.CHROMIUM):
+    pytest.skip(f"{serving.CHROMIUM} is not installed", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The app with the example workload file named, as `RUNTIME_LAB_WORKLOADS=… make app`."""
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RUNTIME_LAB_WORKLOADS", EXAMPLE)
+        proc, url = serving.start_server(str(tmp_path_factory.mktemp("lab-data")), log)
+    try:
+        yield url
+    finally:
+        serving.stop_server(proc)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=serving.CHROMIUM, args=serving.CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()
+
+
+def _idle(page, timeout_ms=10_000):
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout_ms)
+
+
+def _open(page, url, title):
+    page.goto(url)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
+    _idle(page)
+
+
+def _choose(page, label, option):
+    page.get_by_test_id("stSelectbox").filter(has_text=label).get_by_role("combobox").click()
+    page.get_by_role("option", name=option, exact=True).click()
+    _idle(page)
+
+
+def _run_and_wait(page, headline: str, picture: str):
+    page.get_by_role("button", name="Run", exact=True).click()
+    done = page.get_by_test_id("stAlertContentSuccess").filter(has_text=headline)
+    expect(done.filter(has_text="run #")).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    _idle(page, 60_000)
+    if SCREENS:  # TEST_SCREENS_DIR=DIR keeps a picture of the report to look at
+        page.screenshot(path=f"{SCREENS}/cpu-{picture}.png", full_page=True)
+    return done
+
+
+def _shape(page, value):
+    page.get_by_test_id("stTextInput").filter(has_text="Shape").locator("input").fill(value)
+
+
+def _sequence(page, value):
+    page.get_by_test_id("stTextArea").filter(has_text="shapes").locator("textarea").fill(value)
+
+
+def test_streams_puts_rms_norm_on_the_side_stream(server, page):
+    _open(page, server, "Streams & events")
+    _choose(page, "Workload", "rms_norm: RMSNorm (Llama style, fp32 upcast)")
+    _shape(page, "64x128")
+    _choose(page, "Device", "cpu")
+    _run_and_wait(page, "streams rms_norm", "streams-rms-norm")
+    expect(page.get_by_text("What to look for (rms_norm)").first).to_be_visible()
+
+
+def test_recompiles_runs_rms_norm_along_tokens(server, page):
+    _open(page, server, "Shapes & recompiles")
+    _choose(page, "Workload", "rms_norm: RMSNorm (Llama style, fp32 upcast)")
+    _sequence(page, "64x256,128x256,256x256")
+    _choose(page, "Device", "cpu")
+    _choose(page, "backend", "eager")
+    done = _run_and_wait(page, "recompiles rms_norm", "recompiles-rms-norm")
+    expect(done).to_contain_text("along tokens")
+
+
+def test_allocator_runs_cross_entropy(server, page):
+    _open(page, server, "Allocator")
+    _choose(page, "Workload", "cross_entropy: Cross-entropy over a large vocabulary")
+    _sequence(page, "64x2048,128x2048")
+    _choose(page, "Device", "cpu")
+    _run_and_wait(page, "allocator cross_entropy", "allocator-cross-entropy")
+
+
+def test_fusion_runs_the_users_workload_and_shows_its_code(server, page):
+    _open(page, server, "Fusion & compile")
+    expect(page.get_by_text("Your workloads: my_gelu, my_mlp").first).to_be_visible()
+    _choose(
+        page,
+        "Workload",
+        "my_gelu: GELU, tanh approximation written by hand · yours (my_workloads.py)",
+    )
+    _shape(page, "256x256")
+    _choose(page, "Device", "cpu")
+    _run_and_wait(page, "fusion my_gelu", "fusion-my-gelu")
+    expect(
+        page.get_by_text("Your workload my_gelu from my_workloads.py, sha256").first
+    ).to_be_visible()
