@@ -40,23 +40,6 @@ def server(tmp_path_factory, data_dir):
         serving.stop_server(proc)  # the server and its worker, as one process group
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    yield page
-    context.close()
-
-
 def wait_idle(page, timeout_ms=5_000):
     """Wait until Streamlit's 'running' indicator is gone."""
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout_ms)

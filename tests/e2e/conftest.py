@@ -1,0 +1,26 @@
+"""The browser tests' Chromium (one per module) and page (a fresh context per test)."""
+
+import os
+
+import pytest
+import serving
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(serving.CHROMIUM):
+        pytest.skip(f"{serving.CHROMIUM} is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=serving.CHROMIUM, args=serving.CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()
