@@ -6,14 +6,13 @@ import time
 from dataclasses import dataclass
 
 import torch
-from torch.utils._pytree import tree_leaves
 
 from runtime_lab.allocator.result import WorkloadPeak
 from runtime_lab.lab import compile_tools as ct
 from runtime_lab.spec import RunSpec
 from runtime_lab.workloads import ops
-from runtime_lab.workloads.fit import params_of
-from runtime_lab.workloads.registry import get, op_module
+from runtime_lab.workloads.fit import spec_params
+from runtime_lab.workloads.registry import op_module
 
 MAX_ERROR = 600
 
@@ -42,21 +41,13 @@ class Workload:
 
 def of(spec: RunSpec) -> Workload:
     name = spec.option("workload")
-    params = get(name).param_defaults() | params_of(get(name), spec.option("params"))
+    params = ops.merged_params(name, spec_params(spec))
     return Workload(name, tuple(sorted(params.items())), spec.seed)
 
 
-def nbytes(tree) -> int:
-    return sum(t.numel() * t.element_size() for t in tree_leaves(tree) if torch.is_tensor(t))
-
-
 def live_bytes(work: Workload, shape, dtype: str) -> int:
-    """Inputs plus every tensor eager writes, on meta tensors (nothing allocated): the most one
-    eager call can hold at once."""
-    module = op_module(work.name)
-    meta = tuple(module.inputs(tuple(shape), dict(work.params), ops.DTYPES[dtype], "meta", None))
-    _, eager = ops.eager_call(module.fn, meta)
-    return nbytes(meta) + sum(op.write_bytes for op in eager)
+    """The most one eager call can hold at once (inputs and every tensor eager writes)."""
+    return ops.meta_bytes(work.name, shape, dtype, dict(work.params)).held
 
 
 def peak_above(probe, fn, inputs) -> tuple[int | None, object]:
@@ -101,8 +92,8 @@ def one_shape(probe, compiled, work: Workload, call, label: str, i: int) -> Work
         label,
         tuple(shape),
         dtype,
-        nbytes(loaded.inputs),
-        nbytes(eager_out),
+        ops.nbytes(loaded.inputs),
+        ops.nbytes(eager_out),
         eager_peak,
         compiled_peak,
         warm_s,

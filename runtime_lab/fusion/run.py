@@ -21,15 +21,11 @@ from runtime_lab.lab.compute_ceiling import matmul_tflops, peak_tflops
 from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure, measure_loop
 from runtime_lab.spec import RunSpec
 from runtime_lab.workloads import ops
-from runtime_lab.workloads.fit import params_of
+from runtime_lab.workloads.fit import spec_params
 from runtime_lab.workloads.registry import get
 
 __all__ = ["SUBPROCESS_NOTE", "estimate_bytes", "run"]
 FUSED = (*INDUCTOR_MODES, "cuda-graph-inductor")  # run Inductor's code: the ideal bytes model
-
-
-def _params(spec: RunSpec) -> dict[str, int]:
-    return params_of(get(spec.option("workload")), spec.option("params"))
 
 
 def estimate_bytes(spec: RunSpec) -> int:
@@ -37,7 +33,7 @@ def estimate_bytes(spec: RunSpec) -> int:
     modes = len(spec.option("modes").split(","))
     flush = (CUDA_FLUSH_BYTES if spec.device != "cpu" else CPU_FLUSH_BYTES) if spec.l2_flush else 0
     name = spec.option("workload")
-    return ops.footprint(name, spec.shape, spec.dtype, _params(spec), modes + 1) + flush
+    return ops.footprint(name, spec.shape, spec.dtype, spec_params(spec), modes + 1) + flush
 
 
 def _compare(out: torch.Tensor, eager: torch.Tensor, ref64: torch.Tensor, tol: tuple) -> dict:
@@ -138,7 +134,7 @@ def _graph_ok(mode: str, device: torch.device) -> bool | None:
 def _prepare(spec: RunSpec, device: torch.device) -> dict:
     """The workload's inputs, eager's answer with its op list, the float64 reference."""
     work = ops.load(
-        spec.option("workload"), spec.shape, spec.dtype, device, spec.seed, _params(spec)
+        spec.option("workload"), spec.shape, spec.dtype, device, spec.seed, spec_params(spec)
     )
     eager_out, eager_ops = ops.eager_call(work.fn, work.inputs)
     first = work.inputs[0]

@@ -12,7 +12,7 @@ from runtime_lab.lab.timing import MIN_LOOPS, measure, measure_loop
 from runtime_lab.results import stats
 from runtime_lab.spec import RunSpec
 from runtime_lab.workloads import ops
-from runtime_lab.workloads.fit import params_of
+from runtime_lab.workloads.fit import spec_params
 from runtime_lab.workloads.registry import get
 
 
@@ -39,7 +39,7 @@ def _sweep_size(
     spec: RunSpec, modes: list[ModeResult], side: int, step: str, ctx
 ) -> list[SweepPoint]:
     device, name = ctx.device, spec.option("workload")
-    params = params_of(get(name), spec.option("params"))
+    params = spec_params(spec)
     if ops.footprint(name, (side, side), spec.dtype, params, 1) > free_bytes(device) * 0.8:
         return []  # does not fit: the page says which sizes are missing
     work = ops.load(name, (side, side), spec.dtype, device, spec.seed, params)

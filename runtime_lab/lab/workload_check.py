@@ -7,7 +7,7 @@ import math
 import torch
 
 from runtime_lab.workloads import ops
-from runtime_lab.workloads.registry import get, op_module
+from runtime_lab.workloads.registry import get
 
 
 class WorkloadRejected(Exception):
@@ -28,9 +28,7 @@ def check(name: str) -> None:
     shape, dtype = info.cpu_shape, _dtype(name)
     at = f"at its cpu_shape {'x'.join(map(str, shape))} {dtype} on cpu"
     try:
-        op_module(name).inputs(
-            info.default_shape, info.param_defaults(), ops.DTYPES[dtype], "meta", None
-        )
+        ops.meta_inputs(name, info.default_shape, dtype)
     except Exception as exc:
         raise WorkloadRejected(
             f"{name}: inputs() failed on device='meta' (generator=None), which the lab uses to "

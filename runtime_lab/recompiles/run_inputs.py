@@ -10,16 +10,10 @@ import torch
 
 from runtime_lab.spec import RunSpec
 from runtime_lab.workloads import ops
-from runtime_lab.workloads.fit import params_of
+from runtime_lab.workloads.fit import params_of, spec_params
 from runtime_lab.workloads.registry import get, op_module
 
 Mark = Callable | None  # torch._dynamo.mark_dynamic and its kind, or None: nothing marked
-
-
-def _meta(name: str, shape, params: dict, dtype: str) -> tuple:
-    """The workload's inputs as meta tensors: sizes without memory (nothing is allocated)."""
-    made = op_module(name).inputs(tuple(shape), params, ops.DTYPES[dtype], "meta", None)
-    return tuple(made)
 
 
 def carriers(name: str, shape, params: dict, dtype: str, dims) -> tuple[tuple[int, ...], ...]:
@@ -30,12 +24,12 @@ def carriers(name: str, shape, params: dict, dtype: str, dims) -> tuple[tuple[in
     dim of equal size (hidden = tokens = 1024) does not follow; one derived from d (d // 2, a
     product) is not d's size: neither is marked. Doubling keeps what ops require (even
     head_dim, hidden divisible by heads)."""
-    base = _meta(name, shape, params, dtype)
+    base = ops.meta_inputs(name, shape, dtype, params)
     found = [set() for _ in base]
     for d in dims:
         moved = list(shape)
         moved[d] *= 2
-        other = _meta(name, moved, params, dtype)
+        other = ops.meta_inputs(name, moved, dtype, params)
         for i, (a, b) in enumerate(zip(base, other, strict=True)):
             if not isinstance(a, torch.Tensor) or a.dim() != b.dim():
                 continue
@@ -86,16 +80,14 @@ class Work:
 
 @cache
 def _moved(name: str, shape: tuple, params: tuple, dtype: str) -> int:
-    made = _meta(name, shape, dict(params), dtype)
-    out = op_module(name).fn(*made)
-    return sum(t.numel() * t.element_size() for t in (*made, out) if isinstance(t, torch.Tensor))
+    return ops.meta_bytes(name, shape, dtype, dict(params)).moved
 
 
 def work_of(spec: RunSpec, dims: tuple[int, ...], shape) -> Work:
     """The spec's workload, its marks' axes found at `shape` (the sequence's first)."""
     name = spec.option("workload")
     info = get(name)
-    params = info.param_defaults() | params_of(info, spec.option("params"))
+    params = ops.merged_params(name, spec_params(spec))
     fn = op_module(name).fn
     code = fn.__code__
     names = tuple(code.co_varnames[: code.co_argcount])
@@ -105,8 +97,5 @@ def work_of(spec: RunSpec, dims: tuple[int, ...], shape) -> Work:
 
 def held_bytes(name: str, shape, dtype: str, params_text: str) -> int:
     """Bytes one eager call holds at most: its inputs and every tensor eager writes (meta)."""
-    params = get(name).param_defaults() | params_of(get(name), params_text)
-    made = _meta(name, shape, params, dtype)
-    _, eager = ops.eager_call(op_module(name).fn, made)
-    inputs = sum(t.numel() * t.element_size() for t in made if isinstance(t, torch.Tensor))
-    return inputs + sum(op.write_bytes for op in eager)
+    params = params_of(get(name), params_text)
+    return ops.meta_bytes(name, shape, dtype, params).held

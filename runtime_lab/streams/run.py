@@ -15,6 +15,7 @@ from runtime_lab.streams import run_lab as stream_lab
 from runtime_lab.streams.info import SEED_OP
 from runtime_lab.streams.result import HARNESS_LABEL, StreamsResult
 from runtime_lab.streams.side_op import SideOp
+from runtime_lab.workloads.fit import spec_params
 
 STEPS = (
     "default: produce x, y",
@@ -102,7 +103,7 @@ def run(spec: RunSpec, ctx: Context) -> StreamsResult:
         timings=timings,
         note=_note(op, cuda, passed),
         workload=op.name,
-        params=tuple(sorted(side_op.params(spec).items())),
+        params=tuple(sorted(spec_params(spec).items())),
         **extras,
     )
 

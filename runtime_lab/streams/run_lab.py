@@ -14,7 +14,6 @@ from runtime_lab import config
 from runtime_lab.lab.base import Context, Refused, torch_dtype
 from runtime_lab.lab.profiling import export_trace, step_range, warm_profiler
 from runtime_lab.spec import RunSpec
-from runtime_lab.streams import side_op
 from runtime_lab.streams import trace as streamtrace
 from runtime_lab.streams.info import SEED_OP
 from runtime_lab.streams.overlap import (
@@ -34,6 +33,7 @@ from runtime_lab.streams.variants import (
     run_trials,
 )
 from runtime_lab.workloads import ops
+from runtime_lab.workloads.fit import spec_params
 from runtime_lab.workloads.registry import get
 
 ACTIVITIES = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
@@ -146,7 +146,7 @@ def _chains(spec: RunSpec, at: tuple, small: bool, device, generator) -> tuple[C
     if not shape:
         return square_chains(size, device, torch_dtype(spec.dtype), generator)
     name, info = spec.option("workload"), get(spec.option("workload"))
-    params = dict(info.cpu_params) if small else side_op.params(spec)
+    params = dict(info.cpu_params) if small else spec_params(spec)
     loaded = [ops.load(name, shape, spec.dtype, device, spec.seed + i, params) for i in (1, 2)]
     return Chain(loaded[0].inputs, loaded[0].fn), Chain(loaded[1].inputs, loaded[1].fn)
 

@@ -14,8 +14,7 @@ from runtime_lab.spec import RunSpec
 from runtime_lab.streams.info import SEED_OP
 from runtime_lab.streams.variants import matmul
 from runtime_lab.workloads import ops
-from runtime_lab.workloads.fit import params_of
-from runtime_lab.workloads.registry import get, op_module
+from runtime_lab.workloads.fit import spec_params
 
 
 def operand_shapes(
@@ -53,10 +52,6 @@ class SideOp:
         return self.fn(*self.inputs)
 
 
-def params(spec: RunSpec) -> dict[str, int]:
-    return params_of(get(spec.option("workload")), spec.option("params"))
-
-
 def load(spec: RunSpec, device, generator: torch.Generator) -> SideOp:
     """The spec's side-stream op on device. The seed's x and y come from `generator` (seeded
     with the spec's seed) as they always did; a workload's inputs from ops.load."""
@@ -66,14 +61,10 @@ def load(spec: RunSpec, device, generator: torch.Generator) -> SideOp:
         x = torch.randn(x_shape, generator=generator, device=device, dtype=torch_dtype(dtype))
         y = torch.randn(y_shape, generator=generator, device=device, dtype=torch_dtype(dtype))
         return SideOp(name, (x, y), matmul, 2, TOLERANCES[dtype], ("x", "y"))
-    work = ops.load(name, spec.shape, dtype, device, spec.seed, params(spec))
+    work = ops.load(name, spec.shape, dtype, device, spec.seed, spec_params(spec))
     fresh = int(work.inputs[0].is_floating_point())  # integer inputs (class targets) stay
     names = tuple(inspect.signature(work.fn).parameters)[: len(work.inputs)]
     return SideOp(name, work.inputs, work.fn, fresh, ops.tolerance(work, dtype), names)
-
-
-def _nbytes(tensors) -> int:
-    return sum(t.numel() * t.element_size() for t in tensors if isinstance(t, torch.Tensor))
 
 
 def footprint(spec: RunSpec) -> tuple[int, int, int]:
@@ -83,8 +74,5 @@ def footprint(spec: RunSpec) -> tuple[int, int, int]:
         x, y, out = (math.prod(s) for s in operand_shapes(spec.shape))
         size = torch_dtype(spec.dtype).itemsize
         return (x + y) * size, out * size, 0
-    info, module = get(name), op_module(name)
-    merged = info.param_defaults() | params(spec)
-    meta = tuple(module.inputs(spec.shape, merged, torch_dtype(spec.dtype), "meta", None))
-    out, eager = ops.eager_call(module.fn, meta)
-    return _nbytes(meta), _nbytes((out,)), sum(op.write_bytes for op in eager)
+    call = ops.meta_bytes(name, spec.shape, spec.dtype, spec_params(spec))
+    return call.inputs, call.output, call.written

@@ -61,6 +61,11 @@ def params_of(work: WorkloadInfo, value: Any) -> dict[str, int]:
     return found
 
 
+def spec_params(spec) -> dict[str, int]:
+    """The parameters a RunSpec gives its workload (its `params` option), as typed."""
+    return params_of(WORKLOADS[spec.option("workload")], spec.option("params"))
+
+
 def params_text(params: dict[str, int]) -> str:
     """Canonical text: sorted by name, so equal specs compare equal."""
     return ",".join(f"{k}={params[k]}" for k in sorted(params))
@@ -120,8 +125,8 @@ def fit_spec(info, opts: dict, given: dict, shape: Any, dtype: str, problems: di
     the params made canonical in opts. Returns the run's dims (None with a sequence)."""
     from runtime_lab.workloads.sequence import fit_sequence
 
-    workload = next(n for n, o in info.options.items() if o.kind == "workload")
-    sequence = next((n for n, o in info.options.items() if o.kind == "shapes"), None)
+    workload = info.option_of("workload")
+    sequence = info.option_of("shapes")
     own = opts[workload] in info.own_shapes  # the experiment's shape, not the workload's dims
     given_shape = None if own or sequence else shape  # a sequence: each entry, below
     unknown = {k: problems[k] for k in ("dtype",) if k in problems}  # the lab's message wins

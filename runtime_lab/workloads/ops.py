@@ -43,10 +43,14 @@ class Loaded:
         return self.module.fn
 
 
+def merged_params(name: str, params: dict | None) -> dict[str, int]:
+    """The workload's parameters: its defaults, overridden by those given."""
+    return get(name).param_defaults() | dict(params or {})
+
+
 def load(name: str, shape, dtype: str, device, seed: int, params: dict | None = None) -> Loaded:
     """The workload's inputs from (shape, dtype, device, seed, params), reproducibly."""
-    info, module = get(name), op_module(name)
-    merged = info.param_defaults() | dict(params or {})
+    module, merged = op_module(name), merged_params(name, params)
     generator = torch.Generator(device=device).manual_seed(seed)  # the same inputs every run
     made = module.inputs(tuple(shape), merged, DTYPES[dtype], device, generator)
     return Loaded(name, module, tuple(shape), merged, tuple(made))
@@ -75,7 +79,8 @@ def flops(work: Loaded) -> int:
     return int(count(work.shape, work.params, work.inputs)) if count else 0
 
 
-def _nbytes(tree) -> int:
+def nbytes(tree) -> int:
+    """Bytes of every tensor in a tree (tuples, dicts, lists) by its real size."""
     return sum(
         t.numel() * t.element_size() for t in tree_leaves(tree) if isinstance(t, torch.Tensor)
     )
@@ -83,7 +88,7 @@ def _nbytes(tree) -> int:
 
 def ideal_bytes(work: Loaded, out) -> int:
     """The bytes model: each input read once, each output written once."""
-    return _nbytes(work.inputs) + _nbytes(out)
+    return nbytes(work.inputs) + nbytes(out)
 
 
 def _aliases(func) -> bool:
@@ -103,8 +108,8 @@ def eager_call(fn, inputs: tuple) -> tuple[object, tuple[OpBytes, ...]]:
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
             if not _aliases(func):
-                read = _nbytes((args, kwargs or {}))
-                found.append(OpBytes(func.overloadpacket.__name__, read, _nbytes(out)))
+                read = nbytes((args, kwargs or {}))
+                found.append(OpBytes(func.overloadpacket.__name__, read, nbytes(out)))
             return out
 
     with Record():
@@ -112,13 +117,41 @@ def eager_call(fn, inputs: tuple) -> tuple[object, tuple[OpBytes, ...]]:
     return out, tuple(found)
 
 
+@dataclass(frozen=True)
+class MetaBytes:
+    """One eager call's bytes, measured on meta tensors (nothing is allocated)."""
+
+    inputs: int
+    output: int
+    written: int  # every tensor eager's ops write, the output's included
+
+    @property
+    def held(self) -> int:
+        """The most one eager call holds at once: its inputs and every tensor it writes."""
+        return self.inputs + self.written
+
+    @property
+    def moved(self) -> int:
+        """What one call reads and writes at least: its inputs and its output."""
+        return self.inputs + self.output
+
+
+def meta_inputs(name: str, shape, dtype: str, params: dict | None = None) -> tuple:
+    """The workload's inputs as meta tensors: sizes without memory."""
+    merged = merged_params(name, params)
+    return tuple(op_module(name).inputs(tuple(shape), merged, DTYPES[dtype], "meta", None))
+
+
+def meta_bytes(name: str, shape, dtype: str, params: dict | None = None) -> MetaBytes:
+    """Inputs, output and eager's writes of one call at this shape, on meta tensors."""
+    meta = meta_inputs(name, shape, dtype, params)
+    out, eager = eager_call(op_module(name).fn, meta)
+    return MetaBytes(nbytes(meta), nbytes(out), sum(op.write_bytes for op in eager))
+
+
 def footprint(name: str, shape, dtype: str, params: dict | None, outputs: int) -> int:
     """Bytes a fusion job holds at most: the inputs, every tensor eager writes, the float64
     reference of both, and one output per mode; measured on meta tensors (nothing allocated)."""
-    info, module = get(name), op_module(name)
-    merged = info.param_defaults() | dict(params or {})
-    meta = tuple(module.inputs(tuple(shape), merged, DTYPES[dtype], "meta", None))
-    out, eager = eager_call(module.fn, meta)
-    held = _nbytes(meta) + sum(op.write_bytes for op in eager)
+    call = meta_bytes(name, shape, dtype, params)
     widen = 8 / DTYPES[dtype].itemsize  # the reference runs in float64
-    return int(held * (1 + widen) + outputs * _nbytes(out))
+    return int(call.held * (1 + widen) + outputs * call.output)
