@@ -126,12 +126,22 @@ def _line(raw: str) -> str:
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
+def workload_entries(text: str | None) -> list[str]:
+    """$RUNTIME_LAB_WORKLOADS (or --workloads) as typed: PATH[,PATH…], blanks dropped."""
+    return [part.strip() for part in str(text or "").split(",") if part.strip()]
+
+
+def is_file_entry(entry: str) -> bool:
+    """A file path (….py, or with a / or a leading .), not a package.module name."""
+    return entry.endswith(".py") or os.sep in entry or entry.startswith(".")
+
+
 def _workload_files(raw: str) -> str:
     """PATH[,PATH…]: each a .py file that exists, or a package.module name (imported later, by
     the workers: whether it imports is theirs to say)."""
-    parts = [p.strip() for p in raw.split(",") if p.strip()]
+    parts = workload_entries(raw)
     for part in parts:
-        if part.endswith(".py") or os.sep in part or part.startswith("."):
+        if is_file_entry(part):
             if not os.path.isfile(os.path.expanduser(part)):
                 raise ValueError(f"{part[:300]!r}: no such file")  # whole: paths are long
         elif not _MODULE.fullmatch(part):

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
-from runtime_lab.envvars import WORKLOADS_ENV
 from runtime_lab.view.text import terminal
 from runtime_lab.workloads.declare import WorkloadInfo, shape_text
-from runtime_lab.workloads.describe import absolute, describe
+from runtime_lab.workloads.describe import from_environment
 from runtime_lab.workloads.plain import to_plain
 from runtime_lab.workloads.registry import WORKLOADS
 
@@ -51,9 +49,5 @@ def use_files(args: argparse.Namespace) -> None:
     A file that did not load is one line on stderr; the others and the built-ins still run."""
     if args.command not in ("run", "workloads"):
         return
-    text = args.workloads if args.workloads is not None else os.environ.get(WORKLOADS_ENV, "")
-    if not text.strip():
-        return
-    os.environ[WORKLOADS_ENV] = absolute(text)
-    for line in describe(os.environ[WORKLOADS_ENV]).problems:
+    for line in from_environment(args.workloads).problems:
         print(f"runtime_lab: workload file: {terminal(line)}", file=sys.stderr)

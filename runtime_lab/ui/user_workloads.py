@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import os
-
 import streamlit as st
 
-from runtime_lab.envvars import WORKLOADS_ENV
 from runtime_lab.view.text import markdown as md
-from runtime_lab.workloads.describe import Described, absolute, describe
+from runtime_lab.workloads.describe import Described, from_environment
 
 
 @st.cache_resource(show_spinner="Reading your workload files…")
 def user_workloads() -> Described:
     """Once per server, before any worker starts: the workers inherit the (absolute) paths and
     import the files themselves; this process only registers what the files declare."""
-    text = os.environ.get(WORKLOADS_ENV, "")
-    if text.strip():
-        os.environ[WORKLOADS_ENV] = absolute(text)
-    return describe(os.environ.get(WORKLOADS_ENV))
+    return from_environment()
 
 
 def sidebar_lines(found: Described) -> None:

@@ -10,12 +10,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runtime_lab.envvars import WORKLOADS_ENV, is_file_entry, workload_entries
 from runtime_lab.workloads import registry
 from runtime_lab.workloads.plain import BadDeclaration, from_plain, to_plain
-from runtime_lab.workloads.user import entries, is_file_entry
 
 TIMEOUT_S = 120.0  # importing torch and the files; a file that hangs at import is cut off here
-ENV = "RUNTIME_LAB_WORKLOADS"
 
 
 @dataclass
@@ -29,8 +28,19 @@ class Described:
 
 def absolute(text: str) -> str:
     """Entries with file paths made absolute: the workers may start in another directory."""
-    parts = entries(text)
+    parts = workload_entries(text)
     return ",".join(str(Path(p).expanduser().resolve()) if is_file_entry(p) else p for p in parts)
+
+
+def from_environment(given: str | None = None) -> Described:
+    """The server's start (app or CLI): `given` (--workloads) or $RUNTIME_LAB_WORKLOADS, its
+    paths made absolute in the environment the workers inherit (they import the files), then
+    described here without importing them."""
+    text = given if given is not None else os.environ.get(WORKLOADS_ENV, "")
+    if text.strip():
+        os.environ[WORKLOADS_ENV] = absolute(text)
+        text = os.environ[WORKLOADS_ENV]
+    return describe(text)
 
 
 def describe(text: str | None, timeout_s: float = TIMEOUT_S) -> Described:
@@ -40,7 +50,7 @@ def describe(text: str | None, timeout_s: float = TIMEOUT_S) -> Described:
     if not found.entries.strip():
         return found
     command = [sys.executable, "-m", "runtime_lab.workloads.describe", found.entries]
-    env = {k: v for k, v in os.environ.items() if k != ENV}
+    env = {k: v for k, v in os.environ.items() if k != WORKLOADS_ENV}
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, env=env)
     except subprocess.TimeoutExpired:

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from runtime_lab.envvars import WORKLOADS_ENV, is_file_entry, workload_entries
 from runtime_lab.workloads import registry
 from runtime_lab.workloads.declare import Workload
 from runtime_lab.workloads.plain import BadDeclaration, check
 
-ENV = "RUNTIME_LAB_WORKLOADS"
 MAX_SOURCE = 64_000  # characters of a file's source kept with each run of its workloads
 
 
@@ -29,15 +29,6 @@ class Loaded:
 
     names: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-
-
-def entries(text: str | None) -> list[str]:
-    """PATH[,PATH…] as typed: files (….py or with a /) or package.module names."""
-    return [part.strip() for part in str(text or "").split(",") if part.strip()]
-
-
-def is_file_entry(entry: str) -> bool:
-    return entry.endswith(".py") or os.sep in entry or entry.startswith(".")
 
 
 def _import(entry: str) -> tuple[Any, Path]:
@@ -118,7 +109,7 @@ def declared(entry: str, module: Any) -> list[Workload]:
 def load(text: str | None) -> Loaded:
     """Import every entry, register its workloads; a bad file or name is a problem line."""
     loaded, owners = Loaded(), {}
-    for entry in entries(text):
+    for entry in workload_entries(text):
         try:
             module, path = _import(entry)
             works = declared(entry, module)
@@ -145,16 +136,12 @@ def load(text: str | None) -> Loaded:
     return loaded
 
 
-def from_env() -> Loaded:
-    return load(os.environ.get(ENV))
-
-
 LOADED_HERE: dict[str, list[str]] = {"names": [], "problems": []}  # this worker's, for its hello
 
 
 def load_from_env() -> None:
     """A worker's start: the files named in $RUNTIME_LAB_WORKLOADS."""
-    loaded = load(os.environ.get(ENV))
+    loaded = load(os.environ.get(WORKLOADS_ENV))
     LOADED_HERE.update(names=loaded.names, problems=loaded.problems)
 
 
