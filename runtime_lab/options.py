@@ -45,6 +45,10 @@ class ExperimentInfo:
     # name → what the shape means (the form's help); its shape default is default_shape
     own_shapes: dict[str, str] = field(default_factory=dict)
 
+    def option_of(self, kind: str) -> str | None:
+        """The name of its option of this kind ("workload", "shapes", …), if it has one."""
+        return next((n for n, o in self.options.items() if o.kind == kind), None)
+
 
 MEASURED_DEFAULTS = (
     "the default Run measured with empty compile caches and a warm worker, on a 2-core CPU "

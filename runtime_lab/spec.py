@@ -182,10 +182,6 @@ def _option(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) -
     return _int_in(name, value, spec.low, spec.high, problems)
 
 
-def _dims(shape: Any, problems: dict[str, str]) -> tuple[int, ...]:
-    return any_shape(shape, problems)
-
-
 def build_spec(
     experiment: str,
     shape: Any,
@@ -205,11 +201,11 @@ def build_spec(
         )
         raise SpecError(problems)
     info = EXPERIMENTS[experiment]
-    sequence = next((n for n, o in info.options.items() if o.kind == "shapes"), None)
-    workload = next((n for n, o in info.options.items() if o.kind == "workload"), None)
+    sequence = info.option_of("shapes")
+    workload = info.option_of("workload")
     # with a shape sequence the main shape is ignored: the run records the sequence's first;
     # with a workload its dims decide (a preset's name is a shape too): checked below
-    dims = _dims(shape, problems) if sequence is None and workload is None else (1,)
+    dims = any_shape(shape, problems) if sequence is None and workload is None else (1,)
     if dtype not in DTYPES:
         problems["dtype"] = f"{_show(dtype)} is not supported; allowed: {', '.join(DTYPES)}"
     device = str(device).strip().lower() if isinstance(device, str) else device
@@ -260,7 +256,7 @@ def spec_from_values(experiment: str, values: dict[str, Any]) -> RunSpec:
 
 def _default_shape(info, options: dict[str, Any]) -> Any:
     """The experiment's default shape; with a workload chosen, None: the workload's own."""
-    workload = next((n for n, o in info.options.items() if o.kind == "workload"), None)
+    workload = info.option_of("workload")
     chosen = options.get(workload) if workload else None
     return None if chosen and chosen not in info.own_shapes else info.default_shape
 

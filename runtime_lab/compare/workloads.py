@@ -14,8 +14,7 @@ from runtime_lab.workloads.registry import WORKLOADS
 
 def _option(experiment: str, kind: str) -> str | None:
     info = EXPERIMENTS.get(experiment)
-    options = info.options if info else {}
-    return next((n for n, o in options.items() if o.kind == kind), None)
+    return info.option_of(kind) if info else None
 
 
 def normalised(spec: dict[str, Any]) -> dict[str, Any]:

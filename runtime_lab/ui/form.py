@@ -40,7 +40,7 @@ def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] |
     # widget keys carry the profile and the link: switching either refills the form
     profile = ("full" if full else "cpu") + links.tag(query)
     sequences = [name for name, o in info.options.items() if o.kind == "shapes"]
-    workload = wp.option_name(info)
+    workload = info.option_of("workload")
     chosen = wp.picker(info, values, profile, full) if workload else None
     for name in sequences:  # under the picker: a workload's presets go along its named dims
         presets = form_presets(chosen, full)

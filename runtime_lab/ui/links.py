@@ -67,7 +67,7 @@ def from_query(
 def _workload_shape(info: ExperimentInfo, values: dict[str, Any]) -> dict[str, Any]:
     from runtime_lab.workloads.registry import WORKLOADS
 
-    name = next((values.get(n) for n, o in info.options.items() if o.kind == "workload"), None)
+    name = values.get(info.option_of("workload") or "")
     work = WORKLOADS.get(name) if name else None
     if work is None or name in info.own_shapes:  # own: the experiment's shape as it is
         return values

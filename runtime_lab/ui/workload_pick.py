@@ -16,11 +16,6 @@ from runtime_lab.workloads.sequence import starting_sequence
 TYPED = "as typed"
 
 
-def option_name(info: ExperimentInfo) -> str | None:
-    """The experiment's workload option, if it has one."""
-    return next((n for n, o in info.options.items() if o.kind == "workload"), None)
-
-
 def keys(experiment: str, profile: str) -> dict[str, str]:
     """Session keys of the picker and of the form's inputs it fills."""
     base = f"{experiment}-{profile}"
@@ -36,7 +31,7 @@ def keys(experiment: str, profile: str) -> dict[str, str]:
 def picker(info: ExperimentInfo, values: dict[str, Any], profile: str, full: bool) -> str:
     """Above the form (a form's widgets act only on Run): choosing a workload puts its shape
     in the form, a preset its model's shape and parameters. Returns the workload chosen."""
-    name = option_name(info)
+    name = info.option_of("workload")
     key = keys(info.name, profile)
     st.session_state.setdefault(key["workload"], values[name])
     st.session_state.setdefault(key["shape"], str(values["shape"]))
@@ -53,7 +48,9 @@ def picker(info: ExperimentInfo, values: dict[str, Any], profile: str, full: boo
     )
     work = WORKLOADS[chosen]
     own = info.own_shapes.get(chosen)  # the experiment's shape: the workload's presets don't fit
-    if _sequence(info) is None:  # with a sequence the main shape is ignored: presets above it
+    if (
+        info.option_of("shapes") is None
+    ):  # with a sequence the main shape is ignored: presets above it
         right.selectbox(
             "Preset shape",
             [TYPED, *(p.name for p in work.presets if not own)],
@@ -91,18 +88,16 @@ def _use_workload(key: dict[str, str], full: bool, info: ExperimentInfo) -> None
         st.session_state[key["shape"]] = str(form_defaults(info, full)["shape"])
     st.session_state[key["params"]] = "" if full else params_text(dict(work.cpu_params))
     st.session_state[key["preset"]] = TYPED
-    sequence = _sequence(info)
+    sequence = info.option_of("shapes")
     if sequence is not None:  # its presets change with the workload's dims: start from growing
         box = f"{key['base']}-{sequence}"
-        seed = info.options[option_name(info)].default == work.name  # the seed: the form's own
+        seed = (
+            info.options[info.option_of("workload")].default == work.name
+        )  # the seed: the form's own
         st.session_state[box] = (
             str(form_defaults(info, full)[sequence]) if seed else starting_sequence(work.name, full)
         )
         st.session_state[f"{box}-preset"] = "typed"
-
-
-def _sequence(info: ExperimentInfo) -> str | None:
-    return next((n for n, o in info.options.items() if o.kind == "shapes"), None)
 
 
 def _use_preset(key: dict[str, str]) -> None:

@@ -16,8 +16,9 @@ def workload_code(run: Any) -> dict[str, Any] | None:
 
 
 def workload_name(run: Any) -> str:
+    """The run's workload (a user's exists only under today's option name)."""
     options = (getattr(run, "spec", None) or {}).get("options") or {}
-    return str(options.get("workload") or options.get("variant") or "")
+    return str(options.get("workload") or "")
 
 
 def code_line(run: Any) -> str | None:
