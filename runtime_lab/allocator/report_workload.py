@@ -9,7 +9,7 @@ from runtime_lab.allocator import peak_frames as pf
 from runtime_lab.allocator.result import AllocatorResult, WorkloadPeak
 from runtime_lab.report import Metric
 from runtime_lab.view.fmt import fmt_bytes
-from runtime_lab.workloads.registry import WORKLOADS
+from runtime_lab.workloads.registry import look_for
 
 SAME = 0.05  # within 5 % of eager's peak (or 1 MiB) compile "changed little"
 WHY_CHART = [
@@ -141,8 +141,7 @@ def notes(result: AllocatorResult) -> list[str]:
     """What to look for (the workload's paragraph), then what happened, with the figures."""
     if not result.workload:
         return []
-    info = WORKLOADS.get(result.workload)
-    found = [f"What to look for ({result.workload}): {info.look_for}"] if info else []
+    found = look_for(result.workload)
     if result.params:
         found.append("Parameters: " + ", ".join(f"{k}={v}" for k, v in result.params))
     p = largest(result)

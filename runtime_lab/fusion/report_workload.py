@@ -9,7 +9,7 @@ from runtime_lab.fusion.figures import FusionFigures
 from runtime_lab.fusion.result import FusionResult
 from runtime_lab.report import Metric
 from runtime_lab.view.fmt import fmt_bytes
-from runtime_lab.workloads.registry import WORKLOADS
+from runtime_lab.workloads.registry import look_for
 
 
 def catalog_run(result: FusionResult) -> bool:
@@ -62,8 +62,7 @@ def notes(result: FusionResult, fig: FusionFigures) -> list[str]:
     """The workload's 'what to look for', then what happened here, with the figures."""
     if not catalog_run(result):
         return []
-    info = WORKLOADS.get(result.variant)
-    found = [f"What to look for ({result.variant}): {info.look_for}"] if info else []
+    found = look_for(result.variant)
     said = _outcome(result, fig.summary, {f.mode: f for f in fig.modes})
     return found + ([said] if said else []) + _ceiling_notes(result, fig)
 

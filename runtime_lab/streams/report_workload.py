@@ -9,7 +9,7 @@ from runtime_lab.streams.frames import size_text
 from runtime_lab.streams.info import SEED_OP
 from runtime_lab.streams.result import StreamsResult, op_timing
 from runtime_lab.view.fmt import fmt_ms
-from runtime_lab.workloads.registry import WORKLOADS
+from runtime_lab.workloads.registry import look_for
 
 EXPECT = (
     "What the seed leads one to expect: the broken orderings go wrong because the spin kernel "
@@ -35,9 +35,7 @@ def notes(run: dict[str, Any], result: StreamsResult) -> list[str]:
     """The workload's 'what to look for', what to expect of its race window, what happened."""
     if not catalog_op(result):
         return []
-    info = WORKLOADS.get(result.workload)
-    found = [f"What to look for ({result.workload}): {info.look_for}"] if info else []
-    return [*found, EXPECT, _happened(run, result)]
+    return [*look_for(result.workload), EXPECT, _happened(run, result)]
 
 
 def _happened(run: dict[str, Any], result: StreamsResult) -> str:

@@ -61,6 +61,12 @@ def op_module(name: str) -> ModuleType | SimpleNamespace:
     return _stage(name, "op")
 
 
+def look_for(name: str) -> list[str]:
+    """A report's first note on its workload: what to look for (none for a name not here)."""
+    info = WORKLOADS.get(name)
+    return [f"What to look for ({name}): {info.look_for}"] if info else []
+
+
 def is_user(name: str) -> bool:
     return name in WORKLOADS and WORKLOADS[name].origin != "built-in"
 
