@@ -86,8 +86,8 @@ def fit(
     except ValueError as exc:
         problems["params"] = str(exc)
         typed = {}
-    if dtype not in work.dtypes:
-        problems["dtype"] = f"{dtype!r}: {name} runs in {', '.join(work.dtypes)}"
+    if dtype not in work.dtypes:  # a dtype the lab has no such name for is said already
+        problems.setdefault("dtype", f"{dtype!r}: {name} runs in {', '.join(work.dtypes)}")
     # a preset fixes the config's parameters; what is typed beside it wins
     return dims, params_text(preset_params | typed)
 
@@ -129,9 +129,7 @@ def fit_spec(info, opts: dict, given: dict, shape: Any, dtype: str, problems: di
     sequence = info.option_of("shapes")
     own = opts[workload] in info.own_shapes  # the experiment's shape, not the workload's dims
     given_shape = None if own or sequence else shape  # a sequence: each entry, below
-    unknown = {k: problems[k] for k in ("dtype",) if k in problems}  # the lab's message wins
     dims, opts["params"] = fit(opts[workload], given_shape, dtype, opts.get("params"), problems)
-    problems |= unknown
     if sequence is not None:  # one number per named dim in each entry, and the dims to mark
         fit_sequence(opts[workload], info.options, given, opts, problems)
         return None
