@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import types
-
 import torch
 
+from runtime_lab.lab import compile_tools as ct
 from runtime_lab.spec import RunSpec
 from runtime_lab.workloads.registry import op_module
 
@@ -31,10 +30,7 @@ def _compiled(mode: str, spec: RunSpec, fresh: bool):
     if fresh or key not in _COMPILED:
         work = op_module(workload).fn
         name = f"{workload.replace('-', '_')}_{mode.replace('-', '_')}"
-        fn = types.FunctionType(
-            work.__code__.replace(), work.__globals__, name, work.__defaults__, work.__closure__
-        )
-        fn.__kwdefaults__ = work.__kwdefaults__
+        fn = ct.own_copy(work, name)
         dynamic = {"auto": None, "false": False, "true": True}[spec.option("dynamic")]
         kwargs = {"fullgraph": spec.option("fullgraph"), "dynamic": dynamic}
         if mode == "dynamo-eager":

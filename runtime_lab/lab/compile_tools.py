@@ -136,8 +136,13 @@ def generated_code(since: int) -> str | None:
 
 def own_copy(fn: Callable, name: str) -> Callable:
     """fn on its own code object: Dynamo caches (and counts toward recompile_limit) per code
-    object, so each compiled variant needs one."""
-    return types.FunctionType(fn.__code__.replace(), fn.__globals__, name)
+    object, so each compiled variant needs one. Its defaults and closure come along (a wrapper
+    around a workload, a user's function with keyword defaults)."""
+    copy = types.FunctionType(
+        fn.__code__.replace(), fn.__globals__, name, fn.__defaults__, fn.__closure__
+    )
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    return copy
 
 
 def compile_records() -> list:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 import io
 import textwrap
-import types
 from contextlib import nullcontext
 
 import torch
@@ -78,11 +77,6 @@ def _variant(variant: str, work: Work) -> tuple:
     return fn, source
 
 
-def _copy(fn, name: str):
-    """fn on its own code object (ct.own_copy, keeping a wrapper's closure)."""
-    return types.FunctionType(fn.__code__.replace(), fn.__globals__, name, None, fn.__closure__)
-
-
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), text)
 
@@ -99,7 +93,7 @@ def run_variant(
     traced = capture(f"breaks-{variant}") if spec.option("compile_trace") else nullcontext()
     try:
         ct.reset()
-        compiled = torch.compile(_copy(fn, f"{fn.__name__}_compiled"), backend=backend)
+        compiled = torch.compile(ct.own_copy(fn, f"{fn.__name__}_compiled"), backend=backend)
         with traced as trace:
             out = compiled(*made)
         compiled(*made)  # a warm call: the graphs are reused, no new ones
@@ -112,7 +106,7 @@ def run_variant(
     ct.reset()
     error_type = error = None
     try:
-        fullgraph = _copy(fn, f"{fn.__name__}_fullgraph")
+        fullgraph = ct.own_copy(fn, f"{fn.__name__}_fullgraph")
         torch.compile(fullgraph, backend=backend, fullgraph=True)(*made)
     except Exception as exc:  # the point: fullgraph=True refuses the break
         error_type, error = type(exc).__name__, str(exc)[:MAX_TEXT]
