@@ -76,9 +76,10 @@ INFO = ExperimentInfo(
         "pays, and how a default-stream op between their launches serialises them."
     ),
     cpu_note=(
-        "Streams and events are CUDA-only. This machine has no GPU: a run checks x @ y "
-        "against the reference and times it with the host clock; orderings, timelines, "
-        "overlap and event timing need a GPU and are not drawn (the same for every workload)."
+        "Streams and events are CUDA-only. This machine has no GPU: a run checks the side "
+        "stream's op (x @ y, or the workload chosen) against the reference and times it with "
+        "the host clock; orderings, timelines, overlap and event timing need a GPU and are not "
+        "drawn."
     ),
     default_shape="4096x4096",
     cpu_defaults={"shape": "1024x1024"},
