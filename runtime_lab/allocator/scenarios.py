@@ -19,6 +19,7 @@ from runtime_lab.allocator.result import (
 )
 from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab.base import torch_dtype
+from runtime_lab.workloads import ops
 
 Calls = list[tuple[tuple[int, ...], str]]
 SLEEP_CYCLES = 100_000_000  # ~50 ms of GPU clock: the side stream is surely busy at the free
@@ -65,7 +66,7 @@ def _seed_compare(probe: Probe, work: rw.Workload, side: int, dtype: str) -> Com
     probe.mark("compiled", 2, f"compile {label}", "computed")
     fused, out = rw.peak_above(probe, fn, loaded.inputs)
     probe.mark("compiled", 3, f"compiled {label}", "computed")
-    nbytes = rw.nbytes(loaded.inputs)
+    nbytes = ops.nbytes(loaded.inputs)
     del loaded, out, fn
     return CompareResult(shape, eager, fused, nbytes)
 
