@@ -10,7 +10,7 @@ from typing import Any
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from runtime_lab import config
+from runtime_lab import config, envvars
 from runtime_lab.lab.base import Context, Refused, torch_dtype
 from runtime_lab.lab.profiling import export_trace, step_range, warm_profiler
 from runtime_lab.spec import RunSpec
@@ -53,7 +53,7 @@ def big_size(spec: RunSpec) -> int:
 def check_budget(spec: RunSpec) -> None:
     variants = len(spec.option("variant").split(","))
     spin_s = variants * spec.option("trials") * 2 * spec.option("delay_us") / 1e6
-    budget = SPIN_BUDGET_FRACTION * config.job_timeout_s()
+    budget = SPIN_BUDGET_FRACTION * envvars.value(envvars.JOB_TIMEOUT_ENV)
     if spin_s > budget:
         raise Refused(
             f"delay_us × trials × variants would spin the GPU for {spin_s:.0f} s, more than "

@@ -193,3 +193,16 @@ def test_a_seed_run_keeps_the_report_it_had():
     rep = report.build({"spec": {"shape": [64, 128], "dtype": "float32"}}, result)
     assert rep.headline.startswith("streams cuda:0:")
     assert not [n for n in rep.notes if n.startswith(("What happened", "What to look for"))]
+
+
+def test_the_spin_budget_is_half_the_job_timeout(monkeypatch):
+    """check_budget runs before any CUDA work. It read a config function removed in 30c763d,
+    so every CUDA streams job raised AttributeError there; no CPU test reached it."""
+    from runtime_lab.lab.base import Refused
+    from runtime_lab.streams.run_lab import check_budget
+
+    monkeypatch.setenv("RUNTIME_LAB_JOB_TIMEOUT_S", "10")
+    # 9 orderings × trials × 2 spins × 1 ms: 200 trials spin 3.6 s, 400 trials 7.2 s
+    check_budget(build_spec("streams", "64x64", device="cuda", options={"trials": 200}))
+    with pytest.raises(Refused, match=r"for 7 s, more than 5 s \(half the job timeout\)"):
+        check_budget(build_spec("streams", "64x64", device="cuda", options={"trials": 400}))
