@@ -114,7 +114,9 @@ def test_history_refuses_a_nan_time_as_that_runs_value_not_a_database_fault(tmp_
 
 
 def _gz(text=b'{"a": 1}'):
-    return gzip.compress(text)
+    # mtime=0: a gzip header holds the time; xdist workers collect the ids apart, so a
+    # header made in different seconds gave two test lists and the tier failed to start
+    return gzip.compress(text, mtime=0)
 
 
 @pytest.mark.parametrize(
