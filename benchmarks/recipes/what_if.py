@@ -12,6 +12,7 @@ from runtime_lab.options import form_defaults
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.runner.job import Job
 from runtime_lab.spec import RunSpec, spec_from_values
+from runtime_lab.view import stages
 
 POLL_S = 0.05
 
@@ -43,7 +44,12 @@ def _step(bench: Bench, name: str, spec: RunSpec) -> dict[str, Any]:
         "spare": worker.get("started_as_spare"),
         "jobs_before": worker.get("jobs_before"),
         "pid": worker.get("pid"),
+        "where": stages.time_line(finished.job) or "",  # the worker's timeline, in one line
     }
+
+
+def _short(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k != "where"}
 
 
 def _waited(job: Job) -> float | None:
@@ -66,7 +72,9 @@ def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
     steps = [("first run", first), ("same spec again", first)]
     steps += [("fewer timed calls (no new compile)", fewer), ("a new shape", other)]
     rows = [_step(bench, name, spec) for name, spec in steps]  # no pause: the user clicks again
-    bench.show(f"Run, then Run again at once: {first.label}", rows)
+    bench.show(f"Run, then Run again at once: {first.label}", [_short(r) for r in rows])
+    for row in rows:
+        bench.note(f"  {row['step']}: {row['where']}")
     return {row["step"]: {k: row[k] for k in ("headline_s", "full_s", "spare")} for row in rows}
 
 

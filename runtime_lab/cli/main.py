@@ -14,6 +14,7 @@ from runtime_lab.config import DataDirError
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.shapes import DTYPES
 from runtime_lab.spec import SpecError, build_spec
+from runtime_lab.view import stages
 from runtime_lab.view.code import code_line
 from runtime_lab.view.origin import imported_from
 from runtime_lab.view.text import terminal
@@ -178,6 +179,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"  warning: {terminal(warning, lines=True)}")
     for note in rep.notes:
         print(f"  {terminal(note, lines=True)}")
+    if line := stages.time_line(run):  # where the job's seconds went in its worker
+        print(f"  time: {terminal(line)}")
     return EXIT_OK if job.state == "done" and written else EXIT_FAILED
 
 

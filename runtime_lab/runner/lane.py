@@ -207,8 +207,9 @@ class Lane:
         outcome["device"] = devices.recorded_device(outcome.get("device"), self.plan)
         # provenance: the evidence phase (profiler figures) shared the host with a starting spare
         early = {"spare_started_during_evidence": self.spare_during_evidence}
-        code = outcome.pop("workload_code", None)  # a user workload's file, sha256 and source
-        early |= {"workload_code": code} if code else {}
+        # a user workload's file, sha256 and source; the worker's timeline (where the seconds went)
+        for name in ("workload_code", "stages"):
+            early |= {name: found} if (found := outcome.pop(name, None)) else {}
         return {**outcome, "worker": {**record, "disturbed_by": disturbed, **early}}
 
     def _pump(self, job_id: str, worker: Any) -> dict[str, Any]:
@@ -251,6 +252,7 @@ class Lane:
                     "process_probe": message.get("process_probe"),
                     "disturbed": message.get("disturbed") or [],
                     "workload_code": message.get("workload_code"),
+                    "stages": message.get("stages"),
                 }
 
     def _start_spare_early(self) -> bool:

@@ -18,14 +18,11 @@ from multiprocessing import AuthenticationError
 from multiprocessing.connection import Client
 from typing import Any
 
+from runtime_lab.runner.worker_progress import Phase, Progress
+from runtime_lab.runner.worker_progress import send as _send
+
 AUTHKEY_ENV = "RUNTIME_LAB_AUTHKEY"
-PROGRESS_EVERY_S = 0.1
 MAX_ERROR_CHARS = 4000
-
-
-def _send(conn, message: dict[str, Any]) -> None:
-    # JSON, not pickle: nothing that crosses the pipe is ever executed
-    conn.send_bytes(json.dumps(message, default=str).encode())
 
 
 def _watch_parent(parent_pid: int) -> None:
@@ -34,36 +31,6 @@ def _watch_parent(parent_pid: int) -> None:
         time.sleep(1.0)
         if os.getppid() != parent_pid:
             os._exit(0)
-
-
-class _Progress:
-    """Throttled progress messages: a timing loop may call this thousands of times a second."""
-
-    def __init__(self, conn, job_id: str):
-        self.conn, self.job_id, self.last = conn, job_id, 0.0
-
-    def __call__(self, stage: str, done: int | None = None, total: int | None = None) -> None:
-        now = time.monotonic()
-        if now - self.last < PROGRESS_EVERY_S and not (done is not None and done == total):
-            return
-        self.last = now
-        _send(
-            self.conn,
-            {"op": "progress", "job_id": self.job_id, "stage": stage, "done": done, "total": total},
-        )
-
-
-class _Phase:
-    """Says the job's timing phase is over, with the result so far (never stored as a run)."""
-
-    def __init__(self, conn, job_id: str):
-        self.conn, self.job_id = conn, job_id
-
-    def __call__(self, phase: str, partial: object) -> None:
-        from runtime_lab.results import to_plain
-
-        message = {"op": "phase", "job_id": self.job_id, "phase": phase}
-        _send(self.conn, {**message, "partial": to_plain(partial), "at_mono": time.monotonic()})
 
 
 def _gib(n: float) -> str:
@@ -152,6 +119,8 @@ def run_job(
     # monotonic stamps (CLOCK_MONOTONIC, one clock for every process on the host): the server
     # checks with them that jobs never overlap; wall-clock stamps are for people
     started_mono, started = time.monotonic(), time.time()
+    progress = Progress(conn, job_id, started_mono)
+    progress.mark("process probe")
     outcome: dict[str, Any] = {
         "op": "result",
         "job_id": job_id,
@@ -161,6 +130,7 @@ def run_job(
         "process_probe": probe_figures.compare(_probe(), baseline),
     }
     keep_going = True
+    progress.mark("starting the job")  # the spec check, the workload's check, the memory check
     try:
         spec = RunSpec.from_dict(spec_data)
         user.check_job(spec.options, outcome)
@@ -168,7 +138,7 @@ def run_job(
         module = registry.run_module(spec.experiment)
         base.check_fits(module.estimate_bytes(spec), device)
         outcome["device"] = str(device)
-        ctx = base.Context(device, _Progress(conn, job_id), _Phase(conn, job_id))
+        ctx = base.Context(device, progress, Phase(conn, job_id, progress))
         result = module.run(spec, ctx)
         outcome.update(status="done", result=to_plain(result))
     except (base.Refused, SpecError) as exc:
@@ -180,11 +150,13 @@ def run_job(
         outcome.update(status="failed", error=reason)
         keep_going = not broken
     finally:
+        progress.mark("releasing memory")
         # a tool turned on leaves the process slower for later jobs: the server replaces us
         outcome["disturbed"] = tooling.take()
         outcome["memory_after"] = _release_memory()
         _prune_artefacts()
     outcome["finished_at"], outcome["finished_mono"] = time.time(), time.monotonic()
+    outcome["stages"] = progress.timeline(outcome["finished_mono"])
     _send(conn, outcome)
     return keep_going
 

@@ -45,6 +45,7 @@ WORKER = {  # runner/lane.py and jobs.py: which worker ran it, after what, along
     "ready_mono": float,
     "alongside": [{"job_id": str, "lane": str, "label": str}],
     "workload_code": {"file": str, "sha256": str, "source": str, "truncated": bool},
+    "stages": [{"stage": str, **dict.fromkeys(("start_s", "took_s"), float)}],
 }
 _PROBE = {
     **dict.fromkeys(("dispatch_us", "launch_us", "graph_replay_us", "took_ms"), float),

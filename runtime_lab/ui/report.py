@@ -16,7 +16,7 @@ from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.report import TAB_ORDER, tab_of
 from runtime_lab.spec import RunSpec, SpecError
 from runtime_lab.view import export as chart_export
-from runtime_lab.view import frames
+from runtime_lab.view import frames, stages
 from runtime_lab.view.code import code_line, workload_code
 from runtime_lab.view.fmt import metric_parts
 from runtime_lab.view.origin import imported_from
@@ -125,6 +125,7 @@ def _item(run: Run, kind: str, title: str, content: Any, number: int | None) -> 
 
 
 def _raw(run: Run, rep) -> None:
+    _timeline(run)
     with st.expander("Provenance: inputs and environment"):
         left, right = st.columns(2)
         left.dataframe(frames.spec_frame(run.spec), hide_index=True)
@@ -140,6 +141,18 @@ def _raw(run: Run, rep) -> None:
             cols, rep.downloads[start : start + 4], strict=False
         ):
             col.download_button(label, data, file_name=name, mime=mime, key=f"dl-{run.id}-{name}")
+
+
+def _timeline(run: Run) -> None:
+    """Where the job's seconds went in its worker, and which worker it was."""
+    frame = stages.stage_frame(run)
+    if frame is None:
+        return
+    with st.expander(f"Where the time went: {md(stages.time_line(run))}"):
+        if line := stages.worker_line(run):
+            st.caption(md(line))
+        st.altair_chart(stages.stage_chart(frame), width="stretch")
+        st.dataframe(frame, hide_index=True)
 
 
 def _origin_line(run: Run) -> None:

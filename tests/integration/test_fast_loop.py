@@ -9,6 +9,7 @@ import pytest
 
 from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
+from runtime_lab.view import stages
 
 pytestmark = pytest.mark.slow
 
@@ -74,5 +75,16 @@ def test_a_partial_result_is_never_stored(data_dir):
         assert jobs.history.list() == []  # the partial result is shown, not recorded
         done = jobs.wait(job_id, 120)
         assert done.state == "done" and [r["id"] for r in jobs.history.list()] == [done.run_id]
+        # the stored run keeps where its seconds went: 2 s asleep on each side of the phase
+        stored = jobs.history.get(done.run_id)
+        timeline = stored.worker["stages"]
+        names = [s["stage"] for s in timeline]
+        assert (
+            names[:2] == ["process probe", "starting the job"] and names[-1] == "releasing memory"
+        )
+        assert names.count("sleeping") == 2 and "[evidence phase]" in names
+        slept = [s["took_s"] for s in timeline if s["stage"] == "sleeping"]
+        assert all(1.9 < t < 4.0 for t in slept), timeline
+        assert stages.time_line(stored).startswith(f"{sum(s['took_s'] for s in timeline):.1f} s")
     finally:
         jobs.close()
