@@ -50,6 +50,8 @@ WORKER = {  # runner/lane.py and jobs.py: which worker ran it, after what, along
 _PROBE = {
     **dict.fromkeys(("dispatch_us", "launch_us", "graph_replay_us", "took_ms"), float),
     "cpu_core": int,
+    "prewarm_s": float,  # the worker's tiny compile at start (lab/prewarm.py); baseline only
+    "prewarm": str,
 }
 PROBE = {  # runner/probe.py compare()
     "job": _PROBE,

@@ -84,6 +84,12 @@ def worker_line(run: Any) -> str | None:
     line = f"Worker pid {worker['pid']}" + (f", {jobs} job(s) before this one" if jobs else "")
     if worker.get("started_as_spare"):
         line += ", started as a warm spare before the job came"
+    baseline = (getattr(run, "process_probe", None) or {}).get("baseline") or {}
+    if isinstance(baseline, dict) and baseline.get("prewarm") == "done":
+        line += (
+            f", its compiler warmed by one tiny compile at start ({baseline.get('prewarm_s')} s, "
+            "then reset: the job's compile figures and counts exclude it)"
+        )
     if worker.get("fresh_after_disturbed"):
         line += ", fresh: its predecessor ran " + ", ".join(
             worker.get("previous_disturbed_by") or ["a tool"]
