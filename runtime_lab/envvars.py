@@ -31,6 +31,7 @@ AUTHKEY_ENV = "RUNTIME_LAB_AUTHKEY"
 SYSTEM_TORCH_ENV = "RUNTIME_LAB_SYSTEM_TORCH"
 TORCH_VERSION_ENV = "RUNTIME_LAB_TORCH_VERSION"
 WORKLOADS_ENV = "RUNTIME_LAB_WORKLOADS"
+PREWARM_ENV = "RUNTIME_LAB_PREWARM"
 
 DEFAULT_JOB_TIMEOUT_S = 600.0
 TIMEOUT_RANGE = (1.0, 86400.0)  # seconds (said as "1 to 86400" below): a day bounds a typo
@@ -192,6 +193,11 @@ TABLE: tuple[Var, ...] = (
         TORCH_VERSION_ENV, "version", lambda: "a release number such as 2.13.0",
         "the torch setup.sh installs when the venv has none (default 2.13.0)", "2.13.0", SETUP,
         _matching(_VERSION),
+    ),
+    Var(
+        PREWARM_ENV, "flag", lambda: "0 or 1",
+        "whether a worker warms its compiler with one tiny compile before its hello (default 1)",
+        True, WORKER, _flag,
     ),
     Var(
         WORKLOADS_ENV, "paths", lambda: ".py files or package.module names, joined by commas",

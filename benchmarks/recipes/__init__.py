@@ -10,6 +10,7 @@ from benchmarks.recipes import (
     rerun_latency,
     rss,
     what_if,
+    worker_start,
 )
 
 RECIPES: dict[str, Recipe] = {
@@ -17,6 +18,7 @@ RECIPES: dict[str, Recipe] = {
     for recipe in (
         rerun_latency.RECIPE,
         what_if.RECIPE,
+        worker_start.RECIPE,
         page_defaults.RECIPE,
         fusion_bench.RECIPE,
         catalog.RECIPE,

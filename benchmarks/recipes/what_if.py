@@ -21,7 +21,7 @@ def _step(bench: Bench, name: str, spec: RunSpec) -> dict[str, Any]:
     """Submit, then poll as the page's fragment does: when the headline (the timing phase's
     partial result, or the whole result) is there, and when the full result is."""
     job_id = bench.submit(spec)
-    submitted = time.perf_counter()
+    submitted, submitted_wall = time.perf_counter(), time.time()
     headline_s = None
     while True:
         job: Job = bench.jobs.get(job_id)
@@ -41,6 +41,8 @@ def _step(bench: Bench, name: str, spec: RunSpec) -> dict[str, Any]:
         "headline_s": headline_s,
         "full_s": finished.wall_s + (time.perf_counter() - built),
         "waited_for_worker_s": _waited(finished.job),
+        # submit -> the worker began it: a spare still starting is waited for here
+        "to_worker_s": _to_worker(finished.job, submitted_wall),
         "spare": worker.get("started_as_spare"),
         "jobs_before": worker.get("jobs_before"),
         "pid": worker.get("pid"),
@@ -50,6 +52,13 @@ def _step(bench: Bench, name: str, spec: RunSpec) -> dict[str, Any]:
 
 def _short(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k != "where"}
+
+
+def _to_worker(job: Job, submitted_wall: float) -> float | None:
+    from runtime_lab.runner.job import wall
+
+    started = wall(job.worker_started)
+    return None if started is None else round(started - submitted_wall, 3)
 
 
 def _waited(job: Job) -> float | None:

@@ -82,9 +82,11 @@ def _probe() -> dict[str, Any]:
 
 
 def start_up() -> tuple[str, dict[str, Any]]:
-    """Threads, tool tracking and the baseline probe, before the hello: a spare that has said
-    hello has CUDA initialised. Returns why the thread count, and the baseline. The local
-    worker's main and the Ray actor (rayactor.py) both start with it."""
+    """Threads, tool tracking, the compiler's warm-up and the baseline probe, before the hello:
+    a spare that has said hello has CUDA initialised. Returns why the thread count, and the
+    baseline with what the start cost (seconds since the process began, at each step). The
+    local worker's main and the Ray actor (rayactor.py) both start with it."""
+    import psutil
     import torch
 
     # Dynamo and Inductor take seconds to import: pay that while the worker (or spare) starts,
@@ -92,18 +94,30 @@ def start_up() -> tuple[str, dict[str, Any]]:
     import torch._dynamo
     import torch._inductor.config
 
+    from runtime_lab import envvars
     from runtime_lab.env import choose_torch_threads
     from runtime_lab.lab import prewarm, tooling
     from runtime_lab.workloads import user
 
+    began = psutil.Process().create_time()
+    start: dict[str, Any] = {"imported_at_s": round(time.time() - began, 3)}
     threads, source = choose_torch_threads()
     torch.set_num_threads(threads)
     tooling.install()
     tooling.take()  # a sanitizer on from the environment shows up after the first job
+    gpu = torch.cuda.is_available()
+    if gpu:
+        torch.cuda.init()
+    start["cuda_ready_at_s"] = round(time.time() - began, 3) if gpu else None
     # the compiler's one-time set-up, before the baseline probe: baseline and jobs see one state
-    warmed = prewarm.compiler(torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+    if envvars.value(envvars.PREWARM_ENV):
+        start.update(prewarm.compiler(torch.device("cuda" if gpu else "cpu")))
+    else:
+        start["prewarm"] = f"off ({envvars.PREWARM_ENV}=0)"
     user.load_from_env()  # the user's workload files: imported here, never in the server
-    return source, {**_probe(), **warmed}
+    probe = _probe()
+    start["ready_at_s"] = round(time.time() - began, 3)
+    return source, {**probe, **start}
 
 
 def run_job(

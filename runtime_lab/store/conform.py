@@ -50,7 +50,9 @@ WORKER = {  # runner/lane.py and jobs.py: which worker ran it, after what, along
 _PROBE = {
     **dict.fromkeys(("dispatch_us", "launch_us", "graph_replay_us", "took_ms"), float),
     "cpu_core": int,
-    "prewarm_s": float,  # the worker's tiny compile at start (lab/prewarm.py); baseline only
+    # baseline only: the worker's start (seconds since its process began, at each step) and
+    # its compiler's warm-up (lab/prewarm.py)
+    **dict.fromkeys(("imported_at_s", "cuda_ready_at_s", "prewarm_s", "ready_at_s"), float),
     "prewarm": str,
 }
 PROBE = {  # runner/probe.py compare()

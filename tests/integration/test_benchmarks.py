@@ -21,6 +21,7 @@ RECIPE_NAMES = {
     "fusion-bench",
     "rerun-latency",
     "what-if",
+    "worker-start",
     "catalog",
     "page-defaults",
     "measurement",
