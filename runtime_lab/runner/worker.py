@@ -109,11 +109,13 @@ def start_up() -> tuple[str, dict[str, Any]]:
     if gpu:
         torch.cuda.init()
     start["cuda_ready_at_s"] = round(time.time() - began, 3) if gpu else None
-    # the compiler's one-time set-up, before the baseline probe: baseline and jobs see one state
-    if envvars.value(envvars.PREWARM_ENV):
-        start.update(prewarm.compiler(torch.device("cuda" if gpu else "cpu")))
+    # the compiler's one-time set-up, before the baseline probe: baseline and jobs see one state.
+    # GPU workers only: there it saves a job more than it costs the start (lab/prewarm.py);
+    # on the CPU it cost about what it saved, and a CPU lane's longer start held up GPU jobs
+    if gpu and envvars.value(envvars.PREWARM_ENV):
+        start.update(prewarm.compiler(torch.device("cuda")))
     else:
-        start["prewarm"] = f"off ({envvars.PREWARM_ENV}=0)"
+        start["prewarm"] = f"off ({envvars.PREWARM_ENV}=0)" if gpu else "off (a CPU worker)"
     user.load_from_env()  # the user's workload files: imported here, never in the server
     probe = _probe()
     start["ready_at_s"] = round(time.time() - began, 3)
