@@ -32,6 +32,9 @@ SYSTEM_TORCH_ENV = "RUNTIME_LAB_SYSTEM_TORCH"
 TORCH_VERSION_ENV = "RUNTIME_LAB_TORCH_VERSION"
 WORKLOADS_ENV = "RUNTIME_LAB_WORKLOADS"
 PREWARM_ENV = "RUNTIME_LAB_PREWARM"
+ZYGOTE_ENV = "RUNTIME_LAB_ZYGOTE"
+ASKED_AT_ENV = "RUNTIME_LAB_WORKER_ASKED_AT"
+ZYGOTE_KEY_ENV = "RUNTIME_LAB_ZYGOTE_KEY"
 
 DEFAULT_JOB_TIMEOUT_S = 600.0
 TIMEOUT_RANGE = (1.0, 86400.0)  # seconds (said as "1 to 86400" below): a day bounds a typo
@@ -185,6 +188,15 @@ TABLE: tuple[Var, ...] = (
         "the worker pipe's key (a value of your own is replaced)", None, WORKER, None,
     ),
     Var(
+        ZYGOTE_KEY_ENV, "key", lambda: "set by the server (a random key)",
+        "the zygote pipe's key (a value of your own is replaced)", None, WORKER, None,
+    ),
+    Var(
+        ASKED_AT_ENV, "time", lambda: "set by the server (when it asked for the worker)",
+        "the start of a worker's start-up figures (a value of your own is replaced)", None,
+        WORKER, None,
+    ),
+    Var(
         SYSTEM_TORCH_ENV, "flag", lambda: "0 or 1",
         "whether setup.sh lets the venv see $PYTHON's packages (its CUDA torch)", False, SETUP,
         _flag,
@@ -198,6 +210,11 @@ TABLE: tuple[Var, ...] = (
         PREWARM_ENV, "flag", lambda: "0 or 1",
         "whether a worker warms its compiler with one tiny compile before its hello (default 1)",
         True, WORKER, _flag,
+    ),
+    Var(
+        ZYGOTE_ENV, "flag", lambda: "0 or 1",
+        "whether the server forks its workers from one process that imported torch (default 1)",
+        True, SERVER, _flag,
     ),
     Var(
         WORKLOADS_ENV, "paths", lambda: ".py files or package.module names, joined by commas",

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime_lab import config, envvars
-from runtime_lab.runner import devices
+from runtime_lab.runner import devices, forked
 from runtime_lab.runner.devices import LanePlan, RouteError
 from runtime_lab.runner.job import ACTIVE, FINISHED, Job, alongside, wall
 from runtime_lab.runner.lane import Lane
@@ -56,6 +56,8 @@ class JobManager:
         self._cancel: set[str] = set()
         self._stopped = False
         self.devices_note: str | None = None
+        # with spares (the server): one process imports torch once and forks each worker
+        self.zygote = forked.Zygote() if spare and envvars.value(envvars.ZYGOTE_ENV) else None
         self._env_override: dict[str, Any] | None = None
         self.ray_address = devices.ray_address() if ray_address is None else ray_address
         if plans is None and self.ray_address:
@@ -81,7 +83,7 @@ class JobManager:
     def _pool(self, plan: LanePlan, spare: bool) -> Any:
         env = {**self._worker_env(), **plan.env}
         if plan.local:
-            return WorkerPool(env, spare=spare)
+            return WorkerPool(env, spare=spare, zygote=self.zygote)
         from runtime_lab.runner.raypool import RayPool  # only with the Ray backend: ray is optional
 
         return RayPool(plan, env, spare=spare)
@@ -185,6 +187,8 @@ class JobManager:
             self.lock.notify_all()
         for lane in self.lanes:
             lane.pool.close()
+        if self.zygote is not None:
+            self.zygote.close()
         for lane in self.lanes:
             if lane.thread.is_alive() and lane.thread is not threading.current_thread():
                 lane.thread.join(CLOSE_JOIN_S)

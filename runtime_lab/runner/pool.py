@@ -20,6 +20,7 @@ def worker_record(
         "fresh_after_disturbed": fresh and bool(retired_for),
         "previous_disturbed_by": list(retired_for) if fresh else [],
         "started_as_spare": from_spare,
+        "forked": bool(getattr(worker, "forked", False)),  # from the zygote: imports shared
         "ready_mono": worker.ready_mono,  # its hello, on the server's time.monotonic()
         "disturbed_by": [],
     }
@@ -29,8 +30,9 @@ class WorkerPool:
     """At most one worker runs jobs; a spare, started only while no job runs (its start-up
     would compete with a job's timing for CPU and GPU), waits with CUDA initialised."""
 
-    def __init__(self, extra_env: dict[str, str], spare: bool = True):
+    def __init__(self, extra_env: dict[str, str], spare: bool = True, zygote: Any = None):
         self.extra_env = dict(extra_env)
+        self.zygote = zygote  # the server's (runner/forked.py): forks workers with torch imported
         self.use_spare = spare
         self.current: WorkerProcess | None = None
         self.spare: WorkerProcess | None = None
@@ -44,7 +46,7 @@ class WorkerPool:
         self.spare_thread: threading.Thread | None = None  # a spare started during a job
 
     def _start(self) -> WorkerProcess:
-        worker = WorkerProcess(extra_env=self.extra_env)
+        worker = WorkerProcess(extra_env=self.extra_env, zygote=self.zygote)
         self._starting = worker
         try:
             worker.start()

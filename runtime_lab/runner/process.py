@@ -15,6 +15,8 @@ from multiprocessing.connection import Listener
 from pathlib import Path
 from typing import Any
 
+from runtime_lab.envvars import ASKED_AT_ENV
+from runtime_lab.runner.forked import ForkedProcess, Zygote
 from runtime_lab.runner.worker import AUTHKEY_ENV
 
 START_TIMEOUT_S = 180.0  # importing torch and initialising CUDA can take a while on a cold disk
@@ -40,9 +42,11 @@ def describe_exit(code: int | None) -> str:
 class WorkerProcess:
     """One `python -m runtime_lab.runner.worker` child connected back to a loopback listener."""
 
-    def __init__(self, extra_env: dict[str, str] | None = None):
+    def __init__(self, extra_env: dict[str, str] | None = None, zygote: Zygote | None = None):
         self.extra_env = dict(extra_env or {})
-        self.proc: subprocess.Popen | None = None
+        self.zygote = zygote  # the server's zygote forks the worker, else a process of its own
+        self.forked = False
+        self.proc: subprocess.Popen | ForkedProcess | None = None
         self.conn = None
         self.env: dict[str, Any] = {}
         self.pid: int | None = None
@@ -58,14 +62,24 @@ class WorkerProcess:
         key = secrets.token_bytes(32)
         listener = Listener(("127.0.0.1", 0), authkey=key)
         host, port = listener.address
-        env = {**os.environ, **self.extra_env, AUTHKEY_ENV: key.hex()}
+        env = {
+            **os.environ,
+            **self.extra_env,
+            AUTHKEY_ENV: key.hex(),
+            ASKED_AT_ENV: repr(time.time()),
+        }
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "runtime_lab.runner.worker", "--address", f"{host}:{port}"],
-            env=env,
-            cwd=os.getcwd(),
-            stdin=subprocess.DEVNULL,
-        )
+        zygote = self.zygote if self.zygote is not None and self.zygote.usable(env) else None
+        pid = zygote.fork(env, f"{host}:{port}", timeout_s) if zygote else None
+        if pid is not None:
+            self.proc, self.forked = ForkedProcess(zygote, pid), True
+        else:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "runtime_lab.runner.worker", "--address", f"{host}:{port}"],
+                env=env,
+                cwd=os.getcwd(),
+                stdin=subprocess.DEVNULL,
+            )
         self.pid = self.proc.pid
         try:
             conn = self._accept(listener, timeout_s)

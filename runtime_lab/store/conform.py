@@ -38,7 +38,8 @@ ENV = {  # what env.fingerprint() writes, and the pool's lane
 WORKER = {  # runner/lane.py and jobs.py: which worker ran it, after what, alongside whom
     **dict.fromkeys(("pid", "jobs_before"), int),
     **dict.fromkeys(
-        ("fresh_after_disturbed", "started_as_spare", "spare_started_during_evidence"), bool
+        ("fresh_after_disturbed", "started_as_spare", "spare_started_during_evidence", "forked"),
+        bool,
     ),
     **dict.fromkeys(("previous_disturbed_by", "disturbed_by"), [str]),
     **dict.fromkeys(("lane", "node", "host"), str),

@@ -35,8 +35,9 @@ class ReplayWorker:
 
     runs: dict[str, dict[str, Any]] = {}  # set by install(): experiment -> recorded run
 
-    def __init__(self, extra_env: dict[str, str] | None = None):
+    def __init__(self, extra_env: dict[str, str] | None = None, zygote: Any = None):
         self.extra_env = dict(extra_env or {})
+        self.forked = False  # the server's zygote is never asked: no process starts here
         self.env: dict[str, Any] = {}
         self.pid: int | None = None
         self.baseline_probe: dict[str, Any] | None = None

@@ -1,0 +1,125 @@
+"""The worker zygote (`python -m runtime_lab.runner.zygote`): imports once, forks each worker."""
+
+# Why: a worker's start was mostly imports. On the H100 host (2026-12-05) a fresh worker said
+# hello 12.1 s after it began, 8.6 s of it importing torch, Dynamo and Inductor; a user who
+# pressed Run again at once waited 12.7-15.4 s for the spare before the job began. Forked from
+# this process, a worker has them already. The zygote never touches CUDA (a CUDA context does
+# not survive fork): each child initialises its own, with the CUDA_VISIBLE_DEVICES it is given.
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+import traceback
+from multiprocessing.connection import Client
+
+from runtime_lab.envvars import ZYGOTE_KEY_ENV as KEY_ENV
+
+REAP_EVERY_S = 0.1
+# what every worker imports before its hello, and each experiment's run module (a job's)
+PRELOAD = (
+    "torch",
+    "torch._dynamo",
+    "torch._inductor.config",
+    "runtime_lab.runner.worker",
+    "runtime_lab.env",
+    "runtime_lab.lab.prewarm",
+    "runtime_lab.lab.probe",
+    "runtime_lab.lab.tooling",
+    "runtime_lab.workloads.user",
+)
+
+
+def _send(conn, message: dict) -> None:
+    conn.send_bytes(json.dumps(message).encode())
+
+
+def _preload() -> None:
+    for name in PRELOAD:
+        importlib.import_module(name)
+    from runtime_lab import registry
+
+    for name in registry.EXPERIMENTS:
+        registry.run_module(name)
+    import torch
+
+    if torch.cuda.is_initialized():  # a guard for a later import that initialises CUDA
+        raise RuntimeError("CUDA was initialised before fork: the workers could not use it")
+
+
+def _child(conn, request: dict) -> None:
+    """In the forked worker: the server's environment as it is now, then the worker's main."""
+    conn.close()  # the zygote's pipe belongs to the zygote
+    os.environ.clear()
+    os.environ.update(request["env"])
+    from runtime_lab.runner import worker
+
+    code = 1
+    try:
+        code = worker.main(["--address", request["address"]]) or 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _reap(conn) -> None:
+    """Tell the server how each child ended, as Popen.returncode would (-N: killed by N)."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+        _send(conn, {"op": "exited", "pid": pid, "code": code})
+
+
+def serve(conn) -> None:
+    while True:
+        if conn.poll(REAP_EVERY_S):
+            message = json.loads(conn.recv_bytes())
+            if message.get("op") == "shutdown":
+                return
+            if message.get("op") == "fork":
+                pid = os.fork()
+                if pid == 0:
+                    _child(conn, message)
+                _send(conn, {"op": "forked", "id": message["id"], "pid": pid})
+        _reap(conn)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Runtime Lab worker zygote (started by the server)"
+    )
+    parser.add_argument("--address", required=True, help="host:port of the server's listener")
+    args = parser.parse_args(argv)
+    host, port = args.address.rsplit(":", 1)
+    key = bytes.fromhex(os.environ.pop(KEY_ENV, ""))
+    try:
+        conn = Client((host, int(port)), authkey=key)
+    except Exception:
+        return 0  # the server gave up on us before we were up
+    try:
+        _preload()
+        _send(conn, {"op": "ready", "pid": os.getpid()})
+        serve(conn)
+    except (EOFError, OSError):
+        return 0  # the server went away: our children see their pipes close and exit
+    except Exception as exc:
+        _send(conn, {"op": "failed", "error": f"{type(exc).__name__}: {exc}"[:2000]})
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
