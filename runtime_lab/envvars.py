@@ -208,7 +208,7 @@ TABLE: tuple[Var, ...] = (
     ),
     Var(
         PREWARM_ENV, "flag", lambda: "0 or 1",
-        "whether a worker warms its compiler with one tiny compile before its hello (default 1)",
+        "whether a GPU worker warms its compiler with one tiny compile before its hello (default 1)",
         True, WORKER, _flag,
     ),
     Var(

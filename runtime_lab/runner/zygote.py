@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
@@ -19,18 +18,6 @@ from multiprocessing.connection import Client
 from runtime_lab.envvars import ZYGOTE_KEY_ENV as KEY_ENV
 
 REAP_EVERY_S = 0.1
-# what every worker imports before its hello, and each experiment's run module (a job's)
-PRELOAD = (
-    "torch",
-    "torch._dynamo",
-    "torch._inductor.config",
-    "runtime_lab.runner.worker",
-    "runtime_lab.env",
-    "runtime_lab.lab.prewarm",
-    "runtime_lab.lab.probe",
-    "runtime_lab.lab.tooling",
-    "runtime_lab.workloads.user",
-)
 
 
 def _send(conn, message: dict) -> None:
@@ -38,14 +25,21 @@ def _send(conn, message: dict) -> None:
 
 
 def _preload() -> None:
-    for name in PRELOAD:
-        importlib.import_module(name)
+    """What every worker imports before its hello, and each experiment's run module (a job's)."""
+    import torch
+    import torch._dynamo
+    import torch._inductor.config
+
+    import runtime_lab.env
+    import runtime_lab.lab.prewarm
+    import runtime_lab.lab.probe
+    import runtime_lab.lab.tooling
+    import runtime_lab.runner.worker
+    import runtime_lab.workloads.user  # noqa: F401
     from runtime_lab import registry
 
     for name in registry.EXPERIMENTS:
         registry.run_module(name)
-    import torch
-
     if torch.cuda.is_initialized():  # a guard for a later import that initialises CUDA
         raise RuntimeError("CUDA was initialised before fork: the workers could not use it")
 

@@ -84,6 +84,8 @@ def worker_line(run: Any) -> str | None:
     line = f"Worker pid {worker['pid']}" + (f", {jobs} job(s) before this one" if jobs else "")
     if worker.get("started_as_spare"):
         line += ", started as a warm spare before the job came"
+    if worker.get("forked"):
+        line += ", forked from the lab's zygote (torch imported once, CUDA its own)"
     baseline = (getattr(run, "process_probe", None) or {}).get("baseline") or {}
     if isinstance(baseline, dict) and baseline.get("prewarm") == "done":
         line += (

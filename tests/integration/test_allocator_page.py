@@ -55,7 +55,7 @@ def test_a_cpu_run_draws_host_memory_and_says_what_needs_cuda(worker_app):
     poll_until(at, lambda a: len(a.success) > 0)
     head = "allocator pointwise (rows × cols) CPU float32: host RSS peak "
     assert at.success[0].value.startswith(head)
-    assert len(at.get("vega_lite_chart")) == 2  # RSS over time, RSS per step
+    assert len(at.get("vega_lite_chart")) == 3  # RSS over time, RSS per step, the job's timeline
     captions = " ".join(c.value for c in at.caption)
     assert "need CUDA" in captions and "Not run: empty-cache: needs CUDA" in captions
     labels = [b.proto.label for b in at.get("download_button") if b.proto.label not in CHARTS]

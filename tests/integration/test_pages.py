@@ -50,7 +50,10 @@ def test_streams_page_runs_on_cpu_and_draws_charts(worker_app):
     assert "max_abs_diff 0.000e+00" in at.success[0].value
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["tolerance"] == "pass"
-    assert len(at.get("vega_lite_chart")) == 1  # timing only: no stream chain on CPU
+    # timing (no stream chain on CPU), and the job's timeline in the Raw tab
+    assert len(at.get("vega_lite_chart")) == 2
+    timeline = [e.label for e in at.expander if e.label.startswith("Where the time went")]
+    assert timeline and " s in the worker; longest: " in timeline[0], timeline
     assert any("CUDA streams and events need a GPU" in c.value for c in at.caption)
 
 

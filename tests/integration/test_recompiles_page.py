@@ -79,7 +79,7 @@ def test_a_cpu_run_draws_the_report(worker_app):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["dynamic=True: graphs"] == "2"  # the float16 call recompiles
     assert metrics["item-branch variant: graphs · breaks"] == "2 · 1"
-    assert len(at.get("vega_lite_chart")) == 3
+    assert len(at.get("vega_lite_chart")) == 4  # and the job's timeline in the Raw tab
     assert any("dtype mismatch" in c.value for c in at.caption)
 
 

@@ -95,10 +95,11 @@ def test_the_worker_line_says_what_shared_the_host():
         fresh_after_disturbed=True,
         previous_disturbed_by=["profiler"],
         spare_started_during_evidence=True,
+        forked=True,
     )
     run.process_probe = {"baseline": {"prewarm": "done", "prewarm_s": 2.9}}
     line = stages.worker_line(run)
     assert line.startswith("Worker pid 42, started as a warm spare")
-    assert "tiny compile at start (2.9 s" in line
+    assert "tiny compile at start (2.9 s" in line and "forked from the lab's zygote" in line
     assert "its predecessor ran profiler" in line and "evidence phase" in line
     assert stages.worker_line(_run(ROWS)) is None

@@ -1,0 +1,80 @@
+"""The server's zygote (issue 27): its workers are forked, run jobs, die and are reported as a
+process of their own would be; without it (off, dead, or another import-time environment) a
+worker starts as a process of its own. Real subprocesses throughout."""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import psutil
+import pytest
+
+from runtime_lab.envvars import ZYGOTE_ENV
+from runtime_lab.runner.jobs import JobManager
+from runtime_lab.spec import build_spec
+
+pytestmark = pytest.mark.slow
+
+
+def _selftest(behaviour: str, seed: int = 0):
+    return build_spec("selftest", "8", device="cpu", seed=seed, options={"behaviour": behaviour})
+
+
+def _manager(data_dir) -> JobManager:
+    return JobManager(data_dir=data_dir, timeout_s=120, gpus=0, cpu_workers=1)
+
+
+def test_workers_are_forked_crash_as_processes_and_a_spare_takes_over(data_dir):
+    jobs = _manager(data_dir)
+    try:
+        first = jobs.wait(jobs.submit(_selftest("profile")), 120)
+        assert first.state == "done" and first.worker["forked"], first.error
+        zygote = jobs.zygote.proc.pid
+        # the retired worker's replacement (a spare, or one started for this job): forked too
+        second_id = jobs.submit(_selftest("ok", seed=1))
+        second = jobs.wait(second_id, 120)
+        assert second.state == "done" and second.worker["forked"]
+        assert second.worker["pid"] != first.worker["pid"]
+        assert psutil.Process(second.worker["pid"]).ppid() == zygote
+        # its start-up counts from the server's request: imports were the zygote's
+        baseline = second.process_probe["baseline"]
+        assert 0 <= baseline["imported_at_s"] <= baseline["ready_at_s"] < 30
+        crash = jobs.wait(jobs.submit(_selftest("crash", seed=2)), 120)
+        assert crash.state == "failed" and "killed by SIGKILL" in crash.error, crash.error
+        after = jobs.wait(jobs.submit(_selftest("ok", seed=3)), 120)
+        assert after.state == "done" and after.worker["forked"]
+    finally:
+        jobs.close()
+    deadline = time.monotonic() + 10
+    while psutil.pid_exists(zygote) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not psutil.pid_exists(zygote) or psutil.Process(zygote).status() == "zombie"
+
+
+def test_a_dead_zygote_means_workers_of_their_own(data_dir):
+    jobs = _manager(data_dir)
+    try:
+        first = jobs.wait(jobs.submit(_selftest("ok")), 120)
+        assert first.worker["forked"]
+        jobs.zygote.proc.send_signal(signal.SIGKILL)
+        jobs.zygote.proc.wait(10)
+        time.sleep(2.5)  # its workers see their parent gone (checked every second) and exit
+        done = jobs.wait(jobs.submit(_selftest("profile", seed=1)), 120)
+        assert done.state == "done" and not done.worker["forked"], done.error
+        again = jobs.wait(jobs.submit(_selftest("ok", seed=2)), 120)
+        assert again.state == "done" and not again.worker["forked"]
+        assert jobs.zygote.broken
+    finally:
+        jobs.close()
+
+
+def test_off_when_asked(data_dir, monkeypatch):
+    monkeypatch.setenv(ZYGOTE_ENV, "0")
+    jobs = _manager(data_dir)
+    try:
+        assert jobs.zygote is None
+        done = jobs.wait(jobs.submit(_selftest("ok")), 120)
+        assert done.state == "done" and not done.worker["forked"]
+    finally:
+        jobs.close()
