@@ -10,7 +10,9 @@ from benchmarks.recipe import Recipe, Setting, Settings
 from runtime_lab.envvars import PREWARM_ENV
 from runtime_lab.options import form_defaults
 from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.runner.jobs import worker_env
 from runtime_lab.runner.process import WorkerProcess
+from runtime_lab.runner.worker_progress import HEADLINE_MARK
 from runtime_lab.spec import spec_from_values
 
 JOB_WAIT_S = 600.0
@@ -29,11 +31,9 @@ def _job(worker: WorkerProcess, spec_data: dict[str, Any], name: str) -> dict[st
 
 
 def _row(bench: Bench, prewarm: bool, spec_data: dict[str, Any], name: str) -> dict[str, Any]:
-    caches = {  # the lab's own persistent caches (runner/jobs.py): warm after the first start
-        "TORCHINDUCTOR_CACHE_DIR": str(bench.data_dir / "inductor-cache"),
-        "TRITON_CACHE_DIR": str(bench.data_dir / "triton-cache"),
-    }
-    worker = WorkerProcess(extra_env={**caches, PREWARM_ENV: "1" if prewarm else "0"})
+    # the lab's own workers' environment: its persistent caches, warm after the first start
+    env = {**worker_env(bench.data_dir), PREWARM_ENV: "1" if prewarm else "0"}
+    worker = WorkerProcess(extra_env=env)
     began = time.perf_counter()
     worker.start()
     hello_s = time.perf_counter() - began
@@ -44,7 +44,7 @@ def _row(bench: Bench, prewarm: bool, spec_data: dict[str, Any], name: str) -> d
     base = worker.baseline_probe or {}
     stages = result.get("stages") or []
     first = sum(s["took_s"] for s in stages if s["stage"].endswith(": first call"))
-    headline = [s["start_s"] for s in stages if s["stage"] == "[headline ready]"]
+    headline = [s["start_s"] for s in stages if s["stage"] == HEADLINE_MARK]
     return {
         "prewarm": "on" if prewarm else "off",
         "start_to_hello_s": round(hello_s, 2),

@@ -81,7 +81,7 @@ class JobManager:
         return raypool.cluster_plan() + devices.local_plan(0, cpus)
 
     def _pool(self, plan: LanePlan, spare: bool) -> Any:
-        env = {**self._worker_env(), **plan.env}
+        env = {**worker_env(self.data_dir), **plan.env}
         if plan.local:
             return WorkerPool(env, spare=spare, zygote=self.zygote)
         from runtime_lab.runner.raypool import RayPool  # only with the Ray backend: ray is optional
@@ -270,14 +270,6 @@ class JobManager:
             node = {lane.name: lane.plan.node for lane in self.lanes}
             return alongside(self._jobs[job_id], list(self._jobs.values()), node, time.time())
 
-    def _worker_env(self) -> dict[str, str]:
-        # compile caches live in the data directory so a warm cache survives restarts
-        return {
-            "RUNTIME_LAB_DATA_DIR": str(self.data_dir),
-            "TORCHINDUCTOR_CACHE_DIR": str(self.data_dir / "inductor-cache"),
-            "TRITON_CACHE_DIR": str(self.data_dir / "triton-cache"),
-        }
-
     def _record(self, job_id: str, outcome: dict[str, Any]) -> dict[str, Any]:
         """Store the finished run before anyone sees it finished. Refused jobs never ran."""
         job = self._jobs[job_id]
@@ -296,3 +288,13 @@ class JobManager:
             return {"run_id": self.history.add(run)}
         except HistoryError as exc:
             return {"history_error": str(exc)}
+
+
+def worker_env(data_dir: Path) -> dict[str, str]:
+    """What every worker of a data directory gets: compile caches live there, so a warm cache
+    survives restarts (and the worker-start benchmark's workers share the lab's)."""
+    return {
+        "RUNTIME_LAB_DATA_DIR": str(data_dir),
+        "TORCHINDUCTOR_CACHE_DIR": str(data_dir / "inductor-cache"),
+        "TRITON_CACHE_DIR": str(data_dir / "triton-cache"),
+    }

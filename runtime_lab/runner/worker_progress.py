@@ -9,6 +9,7 @@ from typing import Any
 
 PROGRESS_EVERY_S = 0.1
 MAX_STAGES = 300  # a timeline entry per stage change; a sweep of many shapes stops adding here
+HEADLINE_MARK = "[headline ready]"  # the stage the timeline gets when the headline is drawable
 _COUNTER = re.compile(r"\s*\d+/\d+")  # "eager: timing 3/50" is the stage "eager: timing"
 
 
@@ -64,6 +65,6 @@ class Phase:
     def __call__(self, phase: str, partial: object) -> None:
         from runtime_lab.results import to_plain
 
-        self.progress.mark(f"[{phase} ready]" if phase == "headline" else f"[{phase} phase]")
+        self.progress.mark(HEADLINE_MARK if phase == "headline" else f"[{phase} phase]")
         message = {"op": "phase", "job_id": self.job_id, "phase": phase}
         send(self.conn, {**message, "partial": to_plain(partial), "at_mono": time.monotonic()})

@@ -16,12 +16,9 @@ import traceback
 from multiprocessing.connection import Client
 
 from runtime_lab.envvars import ZYGOTE_KEY_ENV as KEY_ENV
+from runtime_lab.runner.worker_progress import send as _send
 
 REAP_EVERY_S = 0.1
-
-
-def _send(conn, message: dict) -> None:
-    conn.send_bytes(json.dumps(message).encode())
 
 
 def _preload() -> None:

@@ -7,7 +7,8 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-HEADLINE_MARK = "[headline ready]"
+from runtime_lab.runner.worker_progress import HEADLINE_MARK
+
 BEFORE, AFTER, WHOLE = "to the headline", "after the headline", "the job"
 LONGEST = 3  # stages named in the one line
 
