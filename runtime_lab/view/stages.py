@@ -52,11 +52,14 @@ def stage_chart(frame: pd.DataFrame, top: int = 15) -> alt.Chart:
         .mark_bar()
         .encode(
             x=alt.X("took_s:Q", title="seconds in the worker"),
-            y=alt.Y("stage:N", sort=order, title=None, axis=alt.Axis(labelLimit=360)),
+            # every stage named: at the default step Vega hid every other label as overlapping
+            y=alt.Y(
+                "stage:N", sort=order, title=None, axis=alt.Axis(labelLimit=360, labelOverlap=False)
+            ),
             color=alt.Color("phase:N", title=None, legend=alt.Legend(orient="bottom")),
             tooltip=["stage:N", "phase:N", alt.Tooltip("took_s:Q", format=".3f")],
         )
-        .properties(height=alt.Step(18))
+        .properties(height=alt.Step(24))
     )
 
 
