@@ -117,6 +117,9 @@ def start_up() -> tuple[str, dict[str, Any]]:
     # the compiler's one-time set-up, before the baseline probe: baseline and jobs see one state.
     # GPU workers only: there it saves a job more than it costs the start (lab/prewarm.py);
     # on the CPU it cost about what it saved, and a CPU lane's longer start held up GPU jobs
+    if prewarm.INHERITED is not None:  # forked from a zygote that warmed on the CPU
+        start["zygote_prewarm"] = prewarm.INHERITED["prewarm"]
+        start["zygote_prewarm_s"] = prewarm.INHERITED["prewarm_s"]
     if gpu and envvars.value(envvars.PREWARM_ENV):
         start.update(prewarm.compiler(torch.device("cuda")))
     else:

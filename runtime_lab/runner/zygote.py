@@ -9,12 +9,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import traceback
 from multiprocessing.connection import Client
 
+from runtime_lab import envvars
 from runtime_lab.envvars import ZYGOTE_KEY_ENV as KEY_ENV
 from runtime_lab.runner.worker_progress import send as _send
 
@@ -32,13 +34,26 @@ def _preload() -> None:
     import runtime_lab.lab.probe
     import runtime_lab.lab.tooling
     import runtime_lab.runner.worker
-    import runtime_lab.workloads.user  # noqa: F401
+    import runtime_lab.workloads.user
     from runtime_lab import registry
 
     for name in registry.EXPERIMENTS:
         registry.run_module(name)
+    _preload_clocks()
+    if envvars.value(envvars.PREWARM_ENV):
+        runtime_lab.lab.prewarm.in_zygote()
     if torch.cuda.is_initialized():  # a guard for a later import that initialises CUDA
         raise RuntimeError("CUDA was initialised before fork: the workers could not use it")
+
+
+def _preload_clocks() -> None:
+    """The second and third clocks and the profiler, which a job imports on first use."""
+    import torch.profiler
+    import torch.utils.benchmark  # noqa: F401
+
+    # triton only where it is installed (CUDA builds); importing it never initialises CUDA
+    with contextlib.suppress(Exception):
+        import triton.testing  # noqa: F401
 
 
 def _child(conn, request: dict) -> None:

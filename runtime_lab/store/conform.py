@@ -55,6 +55,8 @@ _PROBE = {
     # its compiler's warm-up (lab/prewarm.py)
     **dict.fromkeys(("imported_at_s", "cuda_ready_at_s", "prewarm_s", "ready_at_s"), float),
     "prewarm": str,
+    "zygote_prewarm_s": float,  # the zygote's CPU warm-up, inherited by a forked worker
+    "zygote_prewarm": str,
 }
 PROBE = {  # runner/probe.py compare()
     "job": _PROBE,

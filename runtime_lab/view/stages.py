@@ -91,7 +91,14 @@ def worker_line(run: Any) -> str | None:
     if worker.get("forked"):
         line += ", forked from the lab's zygote (torch imported once, CUDA its own)"
     baseline = (getattr(run, "process_probe", None) or {}).get("baseline") or {}
-    if isinstance(baseline, dict) and baseline.get("prewarm") == "done":
+    if not isinstance(baseline, dict):
+        baseline = {}
+    if baseline.get("zygote_prewarm") == "done":
+        line += (
+            f", the compiler's device-free set-up done once in the zygote "
+            f"({baseline.get('zygote_prewarm_s')} s there, one CPU compile, then reset)"
+        )
+    if baseline.get("prewarm") == "done":
         line += (
             f", its compiler warmed by one tiny compile at start ({baseline.get('prewarm_s')} s, "
             "then reset: the job's compile figures and counts exclude it)"

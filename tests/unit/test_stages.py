@@ -102,4 +102,8 @@ def test_the_worker_line_says_what_shared_the_host():
     assert line.startswith("Worker pid 42, started as a warm spare")
     assert "tiny compile at start (2.9 s" in line and "forked from the lab's zygote" in line
     assert "its predecessor ran profiler" in line and "evidence phase" in line
+    assert "zygote_prewarm" not in line and "done once in the zygote" not in line
+    run.process_probe = {"baseline": {"zygote_prewarm": "done", "zygote_prewarm_s": 3.3}}
+    line = stages.worker_line(run)
+    assert "done once in the zygote (3.3 s there" in line and "tiny compile at start" not in line
     assert stages.worker_line(_run(ROWS)) is None
