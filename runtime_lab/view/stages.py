@@ -63,7 +63,7 @@ def stage_chart(frame: pd.DataFrame, top: int = 15) -> alt.Chart:
     )
 
 
-def time_line(run: Any) -> str | None:
+def time_line(run: Any, longest: int = LONGEST) -> str | None:
     """One line: the job's seconds in the worker, when the headline was ready, the longest
     stages. None for a run without a timeline."""
     frame = stage_frame(run)
@@ -74,7 +74,7 @@ def time_line(run: Any) -> str | None:
     marks = frame[frame["stage"] == HEADLINE_MARK]
     if len(marks):
         line += f", headline ready at {float(marks['start_s'].iloc[0]):.1f} s"
-    longest = by_stage(frame[frame["stage"] != HEADLINE_MARK]).head(LONGEST)
+    longest = by_stage(frame[frame["stage"] != HEADLINE_MARK]).head(longest)
     named = ", ".join(f"{r.stage} {r.took_s:.1f} s" for r in longest.itertuples())
     return f"{line}; longest: {named}" if named else line
 
