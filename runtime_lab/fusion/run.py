@@ -104,10 +104,13 @@ def run_mode(mode: str, spec: RunSpec, made: dict, ctx: Context) -> tuple[ModeRe
         progress=ctx.progress,
     )
     typical_s = statistics.median(timing.primary_ms) / 1e3
+    ctx.progress(f"{mode}: back-to-back loop", None, None)
     loop = measure_loop(fn, device, LOOP_CALLS, typical_s=typical_s)
-    ctx.progress(f"{mode}: other clocks (torch.utils.benchmark, triton.do_bench)", None, None)
-    clocks = mode_clocks(fn, timing, device)
+    clocks = mode_clocks(
+        fn, timing, device, lambda clock: ctx.progress(f"{mode}: clock {clock}", None, None)
+    )
     if device.type == "cuda" and mode not in ("eager", "cuda-graph", "dynamo-eager"):
+        ctx.progress(f"{mode}: Triton kernel metadata (one untimed call)", None, None)
         # one more untimed call: which Triton kernels it launches, with their metadata
         info["triton_kernels"], info["triton_note"] = triton_meta.kernels(fn, code_mark)
     result = ModeResult(

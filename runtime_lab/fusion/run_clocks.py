@@ -26,13 +26,18 @@ def _lab_detail(timing: Timing, device: torch.device) -> str:
     )
 
 
-def mode_clocks(fn, timing: Timing, device: torch.device) -> tuple[ClockReading, ...]:
-    """The lab's samples (already taken) beside torch.utils.benchmark and, on CUDA, do_bench."""
+def mode_clocks(fn, timing: Timing, device: torch.device, stage=None) -> tuple[ClockReading, ...]:
+    """The lab's samples (already taken) beside torch.utils.benchmark and, on CUDA, do_bench.
+    stage(name) names each clock as a stage of the job's timeline (where the time went)."""
+    stage = stage or (lambda name: None)
     samples = timing.primary_ms
     lab = stats(samples)
     detail = _lab_detail(timing, device)
     found = [ClockReading("lab", lab.median, lab.iqr, tuple(samples), detail)]
+    stage("torch.utils.benchmark")
     found.append(ClockReading(**benchmark_clock(fn, device)))
+    if device.type == "cuda":
+        stage("triton.do_bench")
     bench = do_bench_clock(fn, device)
     if bench is not None:
         found.append(ClockReading(**bench))

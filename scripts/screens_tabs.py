@@ -1,0 +1,103 @@
+"""Screenshots of one run's report, tab by tab, from a bundle (a GPU run exported on the device).
+
+.venv/bin/python -m scripts.screens_tabs BUNDLE.json.gz [--prefix h200-fusion] [--out docs/screens]"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import expect, sync_playwright
+
+from benchmarks import serving
+from scripts.screens import HEADLINE, HEIGHT, MAX_HEIGHT, PAGE_HEIGHT, WIDTH, wait_worker
+
+# the charts of the tab on show: the other tabs' charts are hidden, with no width to draw in
+SHOWN_CHARTS_DRAWN = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
+    .filter(c => c.offsetParent !== null)
+    .every(c => [...c.querySelectorAll('canvas,svg.marks')]
+        .some(e => e.getBoundingClientRect().width > 50))"""
+
+
+def settle(page, timeout_ms: int = 60_000) -> None:
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout_ms)
+    page.wait_for_timeout(1000)
+    page.wait_for_function(SHOWN_CHARTS_DRAWN, timeout=timeout_ms)
+
+
+def shoot(page, path: Path) -> None:
+    """The whole page: the viewport grows to it (Streamlit scrolls inside its main element)."""
+    page.mouse.move(WIDTH - 10, 10)
+    height = min(page.evaluate(PAGE_HEIGHT), MAX_HEIGHT)
+    page.set_viewport_size({"width": WIDTH, "height": max(height, HEIGHT)})
+    page.wait_for_timeout(1500)
+    settle(page)
+    page.screenshot(path=str(path))
+    page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+    shown = page.evaluate(
+        "() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]"
+        ".filter(c => c.offsetParent !== null).length"
+    )
+    problems = page.locator("[data-testid=stException]").count()
+    print(f"  {path.name}: {height} px, {shown} charts shown, {problems} exception boxes")
+
+
+def _import(bundle: Path, data: Path) -> None:
+    """The CLI's import, as a user would: the bundle's runs join a fresh history."""
+    command = [sys.executable, "-m", "runtime_lab", "--data-dir", str(data), "import", str(bundle)]
+    subprocess.run(command, check=True)
+
+
+def _tabs(page, url: str, out: Path, prefix: str) -> None:
+    page.goto(f"{url}/history?run=1")
+    headline = page.locator(HEADLINE).filter(has_text="run #1")
+    expect(headline.first).to_be_visible()
+    settle(page)
+    print(f"headline: {headline.first.inner_text()}")
+    tabs = page.get_by_role("tab")
+    names = [t.strip() for t in tabs.all_inner_texts()]
+    print(f"tabs: {names}")
+    for i, name in enumerate(names):
+        tabs.nth(i).click()
+        page.wait_for_timeout(1500)  # a tab's charts draw when it is first shown
+        if name == "Raw":  # the job's timeline, opened
+            page.get_by_text("Where the time went").click()
+            page.wait_for_timeout(1500)
+        sizes = page.evaluate(
+            "() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]"
+            ".filter(c => c.offsetParent !== null).map(c => c.getBoundingClientRect().width)"
+        )
+        print(f"  {name}: chart widths {sizes}")
+        settle(page)
+        shoot(page, out / f"{prefix}-{i + 1}-{name.lower()}.png")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("bundle", type=Path)
+    parser.add_argument("--prefix", default="h200-fusion-tab")
+    parser.add_argument("--out", type=Path, default=Path("docs/screens"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="screens-tabs-") as tmp:
+        data = Path(tmp) / "data"
+        _import(args.bundle.resolve(), data)
+        proc, url = serving.start_server(str(data), Path(tmp) / "server.log")
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(
+                    executable_path=serving.CHROMIUM, args=serving.CHROMIUM_ARGS
+                )
+                page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+                page.set_default_timeout(60_000)
+                wait_worker(page, url)
+                _tabs(page, url, args.out, args.prefix)
+                browser.close()
+        finally:
+            serving.stop_server(proc)
+
+
+if __name__ == "__main__":
+    main()
