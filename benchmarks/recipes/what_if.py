@@ -85,12 +85,16 @@ def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
     steps = [("first run", first), ("same spec again", first)]
     steps += [("fewer timed calls (no new compile)", fewer), ("a new shape", other)]
     longest = settings.whole("longest")
-    rows = [
-        _step(bench, name, spec, longest) for name, spec in steps
-    ]  # no pause: the user clicks again
+    rows = []
+    for name, spec in steps:  # no pause: the user clicks again
+        rows.append(_step(bench, name, spec, longest))
+        bench.note(f"  {name}: {_short(rows[-1])}")  # as it goes: a run cut short keeps these
     bench.show(f"Run, then Run again at once: {first.label}", [_short(r) for r in rows])
     for row in rows:
         bench.note(f"  {row['step']}: {row['where']}")
+    zygote = bench.jobs.zygote
+    if zygote is not None:
+        bench.note(f"zygote: {'broken: ' + zygote.broken if zygote.broken else 'in use'}")
     return {row["step"]: {k: row[k] for k in ("headline_s", "full_s", "spare")} for row in rows}
 
 

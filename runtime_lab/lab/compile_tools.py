@@ -37,20 +37,27 @@ def clear_records() -> None:
 
 
 @contextmanager
-def fresh_cache_dirs() -> Iterator[Path]:
-    """Point Inductor and Triton at empty cache directories (a truly cold compile), then restore."""
+def cache_dirs(root: Path) -> Iterator[Path]:
+    """Point Inductor and Triton at cache directories under root, then restore."""
     saved = {k: os.environ.get(k) for k in CACHE_ENV}
-    root = Path(tempfile.mkdtemp(prefix="runtime-lab-cold-"))
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(root / "inductor")
     os.environ["TRITON_CACHE_DIR"] = str(root / "triton")
     try:
         yield root
     finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+        os.environ.update({k: v for k, v in saved.items() if v is not None})
+        for key in (k for k, v in saved.items() if v is None):
+            os.environ.pop(key, None)
+
+
+@contextmanager
+def fresh_cache_dirs() -> Iterator[Path]:
+    """Point Inductor and Triton at empty cache directories (a truly cold compile), then restore."""
+    root = Path(tempfile.mkdtemp(prefix="runtime-lab-cold-"))
+    try:
+        with cache_dirs(root):
+            yield root
+    finally:
         shutil.rmtree(root, ignore_errors=True)
 
 
