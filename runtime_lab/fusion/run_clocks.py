@@ -35,7 +35,7 @@ def mode_clocks(fn, timing: Timing, device: torch.device, stage=None) -> tuple[C
     detail = _lab_detail(timing, device)
     found = [ClockReading("lab", lab.median, lab.iqr, tuple(samples), detail)]
     stage("torch.utils.benchmark")
-    found.append(ClockReading(**benchmark_clock(fn, device)))
+    found.append(ClockReading(**benchmark_clock(fn, device, typical_s=lab.median / 1e3)))
     if device.type == "cuda":
         stage("triton.do_bench")
     bench = do_bench_clock(fn, device)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +12,8 @@ import torch
 from runtime_lab.results import stats
 
 BENCHMARK_MIN_RUN_S = 0.2  # per mode: enough blocks for a median, short next to a compile
+BLOCK_S = 0.02  # a block's calls: the sync at its end (10-20 µs on the H100) is under 0.1 %
+MIN_BLOCKS, MAX_BLOCKS = 3, 10
 DO_BENCH_WARMUP_MS = 25  # do_bench's own defaults, stated so the detail can name them
 DO_BENCH_REP_MS = 100
 
@@ -26,25 +30,36 @@ def _reading(clock: str, samples_ms: list[float], detail: str) -> dict[str, Any]
 
 
 def benchmark_clock(
-    fn: Callable[[], object], device: torch.device, min_run_time_s: float = BENCHMARK_MIN_RUN_S
+    fn: Callable[[], object],
+    device: torch.device,
+    min_run_time_s: float = BENCHMARK_MIN_RUN_S,
+    typical_s: float | None = None,
 ) -> dict[str, Any]:
-    """torch.utils.benchmark.Timer.blocked_autorange: host clock around blocks of back-to-back
-    calls (synchronized on CUDA at block ends), no cache flush. One sample per block."""
+    """torch.utils.benchmark.Timer: host clock around blocks of back-to-back calls
+    (synchronized on CUDA at block ends), no cache flush. One sample per block.
+    With typical_s (the lab's median call), blocks of about BLOCK_S each, as many as fit
+    min_run_time_s (3 to MAX_BLOCKS): blocked_autorange sizes its blocks so the sync is 1e-4
+    of one, 0.1 s and up, and took 0.55-1.1 s per mode on the H100 at 4096² (2026-12-05)."""
     from torch.utils import benchmark
 
     # Timer runs single-threaded unless told; the lab times with the process's thread count
     threads = torch.get_num_threads()
     timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=threads)
-    if device.type == "cuda":
-        with torch.cuda.device(device):
+    with torch.cuda.device(device) if device.type == "cuda" else contextlib.nullcontext():
+        if typical_s and typical_s > 0:
+            number = max(1, math.ceil(BLOCK_S / typical_s))
+            blocks = int(min_run_time_s / (number * typical_s))
+            blocks = max(MIN_BLOCKS, min(MAX_BLOCKS, blocks))
+            times = [timer.timeit(number).times[0] for _ in range(blocks)]
+            how = f"Timer.timeit, blocks sized from the lab's median to ~{BLOCK_S * 1e3:g} ms"
+        else:
             found = timer.blocked_autorange(min_run_time=min_run_time_s)
-    else:
-        found = timer.blocked_autorange(min_run_time=min_run_time_s)
-    samples = [t * 1e3 for t in found.times]  # seconds per call, averaged within each block
+            times, number, how = found.times, found.number_per_run, "blocked_autorange"
+    samples = [t * 1e3 for t in times]  # seconds per call, averaged within each block
     sync = "torch.cuda.synchronize() at block ends" if device.type == "cuda" else "synchronous"
     detail = (
-        f"host wall clock, {len(samples)} blocks × {found.number_per_run} back-to-back call(s) "
-        f"({sync}, {threads} threads), no L2 flush"
+        f"host wall clock, {len(samples)} blocks × {number} back-to-back call(s) "
+        f"({how}; {sync}, {threads} threads), no L2 flush"
     )
     return _reading("torch.utils.benchmark", samples, detail)
 

@@ -40,7 +40,7 @@ def _recording(monkeypatch, events: list):
     monkeypatch.setattr(
         run_clocks,
         "benchmark_clock",
-        lambda fn, device: events.append("clock") or real_bench(fn, device, 0.02),
+        lambda fn, device, **kw: events.append("clock") or real_bench(fn, device, 0.02, **kw),
     )
     wrap(profiling, "profile", "profile")
 
@@ -77,6 +77,11 @@ def test_clocks_on_cpu_are_lab_shaped():
     assert reading["samples_ms"] and min(reading["samples_ms"]) > 0
     assert reading["median_ms"] == stats(reading["samples_ms"]).median
     assert f"{torch.get_num_threads()} threads" in reading["detail"]
+    assert "blocked_autorange" in reading["detail"]
+    # sized from the lab's median: ~20 ms blocks, as many as fit the run time (3 to 10)
+    sized = clocks.benchmark_clock(lambda: x + x, CPU, min_run_time_s=0.02, typical_s=1e-3)
+    assert len(sized["samples_ms"]) == clocks.MIN_BLOCKS and min(sized["samples_ms"]) > 0
+    assert "3 blocks × 20 back-to-back call(s) (Timer.timeit" in sized["detail"]
     assert clocks.do_bench_clock(lambda: x + x, CPU) is None  # CUDA only
 
 
