@@ -11,7 +11,9 @@ from runtime_lab.fusion.info import FUSION_MODES
 MODE_COLORS = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#b279a2", "#9d755d")
 PHASE_COLORS = ("#4c78a8", "#72b7b2", "#f58518", "#e45756", "#b279a2", "#bab0ac")
 CEILING_COLOR = "#333333"
-LEGEND = {"orient": "bottom", "columns": 3, "labelLimit": 360}
+# two columns: three of CUDA kernel names (~45 characters) ran past a 940 px column and were
+# clipped (H100 screenshot, 2026-12-05)
+LEGEND = {"orient": "bottom", "columns": 2, "labelLimit": 360}
 # with width="stretch" a chart's height includes its legend: beside the plot, not under it
 SIDE_LEGEND = {"orient": "right", "labelLimit": 360}
 
