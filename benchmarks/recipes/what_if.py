@@ -94,7 +94,8 @@ def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
         bench.note(f"  {row['step']}: {row['where']}")
     zygote = bench.jobs.zygote
     if zygote is not None:
-        bench.note(f"zygote: {'broken: ' + zygote.broken if zygote.broken else 'in use'}")
+        why = zygote.broken or zygote.no_forks
+        bench.note(f"zygote: {'not forking: ' + why if why else 'in use'}")
     return {row["step"]: {k: row[k] for k in ("headline_s", "full_s", "spare")} for row in rows}
 
 

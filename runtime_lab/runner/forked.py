@@ -40,10 +40,13 @@ class Zygote:
         self.env: dict[str, str] = {}
         self.exits: dict[int, int] = {}
         self.broken: str | None = None
+        self.no_forks: str | None = None  # why it forks no more (it still reports exits)
         self._ids = 0
 
     def usable(self, env: dict[str, str]) -> bool:
-        return self.broken is None and (self.proc is None or import_env(env) == self.env)
+        if self.broken is not None or self.no_forks is not None:
+            return False
+        return self.proc is None or import_env(env) == self.env
 
     def fork(self, env: dict[str, str], address: str, timeout_s: float) -> int | None:
         """A new worker's pid, forked with `env` and told to connect to `address`; None when
@@ -63,6 +66,12 @@ class Zygote:
             except Exception as exc:  # any failure: mark it broken, workers start on their own
                 self._break(f"{type(exc).__name__}: {exc}")
                 return None
+
+    def give_up(self, why: str) -> None:
+        """No more forks (later workers start on their own). The zygote stays up for the
+        workers it has forked: it reports how they end."""
+        with self.lock:
+            self.no_forks = self.no_forks or why
 
     def exit_code(self, pid: int) -> int | None:
         """How the worker ended (Popen.returncode's meaning), None while it runs."""

@@ -59,6 +59,18 @@ class WorkerProcess:
         self._killed = False
 
     def start(self, timeout_s: float = START_TIMEOUT_S) -> None:
+        try:
+            self._start(timeout_s)
+        except WorkerDied as exc:
+            if not self.forked or self._killed:
+                raise
+            # a forked worker that cannot start (on the H100 host every one failed to start
+            # CUDA after fork) is not retried as a fork: no more forks, and this one on its own
+            self.zygote.give_up(f"a forked worker did not start: {exc}")
+            self.forked = False
+            self._start(timeout_s)
+
+    def _start(self, timeout_s: float) -> None:
         key = secrets.token_bytes(32)
         listener = Listener(("127.0.0.1", 0), authkey=key)
         host, port = listener.address
@@ -92,7 +104,7 @@ class WorkerProcess:
             self.conn = conn
         hello = self.receive(timeout_s)
         if not hello or hello.get("op") != "hello":
-            self.kill()
+            self._end()
             raise WorkerDied(f"worker sent no greeting within {timeout_s:.0f} s")
         self.env = hello["env"]
         self.baseline_probe = hello.get("probe")
@@ -116,7 +128,7 @@ class WorkerProcess:
                 break
         if "conn" not in box:
             code = self.proc.poll()
-            self.kill()
+            self._end()
             raise WorkerDied(
                 f"worker did not start: {describe_exit(code) if code is not None else 'timed out'}"
             )
@@ -155,7 +167,11 @@ class WorkerProcess:
 
     def kill(self) -> None:
         with self._kill_lock:
-            self._killed = True
+            self._killed = True  # from another thread: a start in progress must not go on
+        self._end()
+
+    def _end(self) -> None:
+        with self._kill_lock:
             if self.proc and self.proc.poll() is None:
                 self.proc.kill()
                 self.proc.wait(timeout=10)

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
@@ -39,21 +38,38 @@ def _preload() -> None:
 
     for name in registry.EXPERIMENTS:
         registry.run_module(name)
-    _preload_clocks()
+    # the second clock and the profiler, which a job would import on first use
+    import torch.profiler
+    import torch.utils.benchmark
+
     if envvars.value(envvars.PREWARM_ENV):
         runtime_lab.lab.prewarm.in_zygote()
     if torch.cuda.is_initialized():  # a guard for a later import that initialises CUDA
         raise RuntimeError("CUDA was initialised before fork: the workers could not use it")
+    _fork_check()
 
 
-def _preload_clocks() -> None:
-    """The second and third clocks and the profiler, which a job imports on first use."""
-    import torch.profiler
-    import torch.utils.benchmark  # noqa: F401
+def _fork_check() -> None:
+    """Fork one child that only asks whether torch will let it start CUDA. On the H100 host
+    (2026-12-05) every forked worker failed "Cannot re-initialize CUDA in forked subprocess":
+    something in this process had asked CUDA about the device (torch then marks each forked
+    child a bad fork) without torch.cuda.is_initialized() saying so. Failing here sends the
+    server back to workers of their own."""
+    import torch
 
-    # triton only where it is installed (CUDA builds); importing it never initialises CUDA
-    with contextlib.suppress(Exception):
-        import triton.testing  # noqa: F401
+    from runtime_lab.lab.prewarm import gpu_driver_present
+
+    if not gpu_driver_present():
+        return
+    pid = os.fork()
+    if pid == 0:
+        os._exit(2 if torch.cuda._is_in_bad_fork() else 0)
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(
+            "a child forked from the zygote could not start CUDA (torch calls it a bad fork): "
+            "workers start as processes of their own"
+        )
 
 
 def _child(conn, request: dict) -> None:

@@ -11,6 +11,8 @@ import psutil
 import pytest
 
 from runtime_lab.envvars import ZYGOTE_ENV
+from runtime_lab.runner import process
+from runtime_lab.runner.forked import Zygote
 from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
 
@@ -80,3 +82,38 @@ def test_off_when_asked(data_dir, monkeypatch):
         assert done.state == "done" and not done.worker["forked"]
     finally:
         jobs.close()
+
+
+def test_a_forked_worker_that_cannot_start_means_workers_of_their_own(data_dir, monkeypatch):
+    # as on the H100 host, where every forked worker failed to start CUDA: here the fork gets a
+    # wrong key, so it cannot connect; the same start goes on as a process of its own
+    real = Zygote.fork
+
+    def wrong_key(self, env, address, timeout_s):
+        return real(self, {**env, process.AUTHKEY_ENV: "00" * 32}, address, timeout_s)
+
+    monkeypatch.setattr(Zygote, "fork", wrong_key)
+    jobs = _manager(data_dir)
+    try:
+        done = jobs.wait(jobs.submit(_selftest("ok")), 120)
+        assert done.state == "done" and not done.worker["forked"], done.error
+        assert jobs.zygote.no_forks.startswith("a forked worker did not start")
+        assert jobs.zygote.proc.poll() is None  # still up: it reports its children's exits
+        again = jobs.wait(jobs.submit(_selftest("profile", seed=1)), 120)
+        assert again.state == "done" and not again.worker["forked"]
+        assert jobs.status()["restarts"] == 0  # the failed fork cost no job and no restart
+    finally:
+        jobs.close()
+
+
+def test_the_zygote_fails_where_its_children_could_not_start_cuda(monkeypatch):
+    import torch
+
+    from runtime_lab.lab import prewarm
+    from runtime_lab.runner import zygote
+
+    monkeypatch.setattr(prewarm, "gpu_driver_present", lambda: True)
+    zygote._fork_check()  # this process never asked CUDA anything: its child may start it
+    monkeypatch.setattr(torch.cuda, "_is_in_bad_fork", lambda: True)  # what the H100 host saw
+    with pytest.raises(RuntimeError, match="could not start CUDA"):
+        zygote._fork_check()
