@@ -43,22 +43,22 @@ PAGE_HEIGHT = """() => Math.max(...['stMain', 'stSidebarContent', 'stAppViewCont
     .map(e => e.scrollHeight), document.documentElement.scrollHeight)"""
 
 
-def settle(page, timeout_ms: int = 60_000) -> None:
+def settle(page, timeout_ms: int = 60_000, drawn: str = CHARTS_DRAWN) -> None:
     """Wait until Streamlit is idle, no status box is left and every chart has drawn."""
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout_ms)
     expect(page.get_by_role("button", name="Cancel")).to_have_count(0, timeout=timeout_ms)
     page.wait_for_timeout(1000)  # the charts' elements arrive just after the headline
-    page.wait_for_function(CHARTS_DRAWN, timeout=timeout_ms)
+    page.wait_for_function(drawn, timeout=timeout_ms)
 
 
-def shoot(page, path: Path) -> None:
+def shoot(page, path: Path, drawn: str = CHARTS_DRAWN) -> None:
     """A full-page PNG: the viewport grows to the page (Streamlit scrolls inside its main
     element, so Playwright's full_page alone would stop at the first screen)."""
     page.mouse.move(WIDTH - 10, 10)  # off the sidebar: no hover-only collapse button
     height = min(page.evaluate(PAGE_HEIGHT), MAX_HEIGHT)
     page.set_viewport_size({"width": WIDTH, "height": max(height, HEIGHT)})
     page.wait_for_timeout(1500)
-    settle(page)
+    settle(page, drawn=drawn)
     page.screenshot(path=str(path))
     page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
     charts = page.get_by_test_id("stVegaLiteChart").count()

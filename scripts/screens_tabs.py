@@ -13,36 +13,13 @@ from pathlib import Path
 from playwright.sync_api import expect, sync_playwright
 
 from benchmarks import serving
-from scripts.screens import HEADLINE, HEIGHT, MAX_HEIGHT, PAGE_HEIGHT, WIDTH, wait_worker
+from scripts.screens import HEADLINE, HEIGHT, WIDTH, settle, shoot, wait_worker
 
 # the charts of the tab on show: the other tabs' charts are hidden, with no width to draw in
 SHOWN_CHARTS_DRAWN = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
     .filter(c => c.offsetParent !== null)
     .every(c => [...c.querySelectorAll('canvas,svg.marks')]
         .some(e => e.getBoundingClientRect().width > 50))"""
-
-
-def settle(page, timeout_ms: int = 60_000) -> None:
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout_ms)
-    page.wait_for_timeout(1000)
-    page.wait_for_function(SHOWN_CHARTS_DRAWN, timeout=timeout_ms)
-
-
-def shoot(page, path: Path) -> None:
-    """The whole page: the viewport grows to it (Streamlit scrolls inside its main element)."""
-    page.mouse.move(WIDTH - 10, 10)
-    height = min(page.evaluate(PAGE_HEIGHT), MAX_HEIGHT)
-    page.set_viewport_size({"width": WIDTH, "height": max(height, HEIGHT)})
-    page.wait_for_timeout(1500)
-    settle(page)
-    page.screenshot(path=str(path))
-    page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
-    shown = page.evaluate(
-        "() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]"
-        ".filter(c => c.offsetParent !== null).length"
-    )
-    problems = page.locator("[data-testid=stException]").count()
-    print(f"  {path.name}: {height} px, {shown} charts shown, {problems} exception boxes")
 
 
 def _import(bundle: Path, data: Path) -> None:
@@ -55,7 +32,7 @@ def _tabs(page, url: str, out: Path, prefix: str) -> None:
     page.goto(f"{url}/history?run=1")
     headline = page.locator(HEADLINE).filter(has_text="run #1")
     expect(headline.first).to_be_visible()
-    settle(page)
+    settle(page, drawn=SHOWN_CHARTS_DRAWN)
     print(f"headline: {headline.first.inner_text()}")
     tabs = page.get_by_role("tab")
     names = [t.strip() for t in tabs.all_inner_texts()]
@@ -71,8 +48,8 @@ def _tabs(page, url: str, out: Path, prefix: str) -> None:
             ".filter(c => c.offsetParent !== null).map(c => c.getBoundingClientRect().width)"
         )
         print(f"  {name}: chart widths {sizes}")
-        settle(page)
-        shoot(page, out / f"{prefix}-{i + 1}-{name.lower()}.png")
+        settle(page, drawn=SHOWN_CHARTS_DRAWN)
+        shoot(page, out / f"{prefix}-{i + 1}-{name.lower()}.png", drawn=SHOWN_CHARTS_DRAWN)
 
 
 def main() -> None:
