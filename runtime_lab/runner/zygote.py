@@ -38,10 +38,10 @@ def _preload() -> None:
 
     for name in registry.EXPERIMENTS:
         registry.run_module(name)
-    # the second clock and the profiler, which a job would import on first use
-    import torch.profiler
-    import torch.utils.benchmark
-
+    # Not torch.utils.benchmark: its timer module asked torch.cuda.is_available() at import in
+    # the torch releases before the one on the CPU machine (read in PyTorch's source), which
+    # makes torch refuse CUDA to every forked child, the H100 host's failure. Workers import it
+    # after the fork (worker.start_up).
     if envvars.value(envvars.PREWARM_ENV):
         runtime_lab.lab.prewarm.in_zygote()
     if torch.cuda.is_initialized():  # a guard for a later import that initialises CUDA
