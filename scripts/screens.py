@@ -19,6 +19,7 @@ import shutil
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
@@ -70,6 +71,25 @@ def shoot(page, path: Path, drawn: str = CHARTS_DRAWN) -> None:
         f"{len(buttons)} chart downloads, {problems} exception boxes",
         flush=True,
     )
+
+
+@contextmanager
+def served_page(data: Path, log: Path):
+    """A server on `data` and one headless-Chromium page on it, ready for the worker; yields
+    (page, url), then stops both."""
+    proc, url = serving.start_server(str(data), log)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=serving.CHROMIUM, args=serving.CHROMIUM_ARGS
+            )
+            page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+            page.set_default_timeout(60_000)
+            wait_worker(page, url)
+            yield page, url
+            browser.close()
+    finally:
+        serving.stop_server(proc)
 
 
 def wait_worker(page, url: str, timeout_s: float = 180) -> None:

@@ -1,6 +1,6 @@
 """Screenshots of one run's report, tab by tab, from a bundle (a GPU run exported on the device).
 
-.venv/bin/python -m scripts.screens_tabs BUNDLE.json.gz [--prefix h200-fusion] [--out docs/screens]"""
+.venv/bin/python -m scripts.screens_tabs BUNDLE.json.gz [--prefix h200-fusion-tab] [--out docs/screens]"""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-from benchmarks import serving
-from scripts.screens import HEADLINE, HEIGHT, WIDTH, settle, shoot, wait_worker
+from scripts.screens import HEADLINE, served_page, settle, shoot
 
 # the charts of the tab on show: the other tabs' charts are hidden, with no width to draw in
 SHOWN_CHARTS_DRAWN = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
@@ -61,19 +60,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="screens-tabs-") as tmp:
         data = Path(tmp) / "data"
         _import(args.bundle.resolve(), data)
-        proc, url = serving.start_server(str(data), Path(tmp) / "server.log")
-        try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(
-                    executable_path=serving.CHROMIUM, args=serving.CHROMIUM_ARGS
-                )
-                page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
-                page.set_default_timeout(60_000)
-                wait_worker(page, url)
-                _tabs(page, url, args.out, args.prefix)
-                browser.close()
-        finally:
-            serving.stop_server(proc)
+        with served_page(data, Path(tmp) / "server.log") as (page, url):
+            _tabs(page, url, args.out, args.prefix)
 
 
 if __name__ == "__main__":

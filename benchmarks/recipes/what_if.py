@@ -48,8 +48,8 @@ def _step(bench: Bench, name: str, spec: RunSpec, longest: int) -> dict[str, Any
         "spare": worker.get("started_as_spare"),
         "jobs_before": worker.get("jobs_before"),
         "pid": worker.get("pid"),
-        "where": stages.time_line(finished.job, longest)
-        or "",  # the worker's timeline, in one line
+        # the worker's timeline, in one line
+        "where": stages.time_line(finished.job, longest) or "",
     }
 
 
