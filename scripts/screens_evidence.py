@@ -13,13 +13,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-from benchmarks import serving
 from runtime_lab.record import Run
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.store.history import History
-from scripts.screens import HEADLINE, HEIGHT, WIDTH, open_page, settle, shoot, wait_worker
+from scripts.screens import HEADLINE, open_page, served_page, settle, shoot
 
 TITLES = {name: info.title for name, info in EXPERIMENTS.items()}
 RECOMPILES_LINK = (
@@ -51,42 +50,29 @@ def main() -> None:
         history = History(data / "history.sqlite3")
         runs = [stored(json.loads(p.read_text()), i) for i, p in enumerate(args.runs)]
         ids = history.add_many(runs)
-        proc, url = serving.start_server(str(data), Path(tmp) / "server.log")
-        try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(
-                    executable_path=serving.CHROMIUM, args=serving.CHROMIUM_ARGS
-                )
-                page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
-                page.set_default_timeout(60_000)
-                wait_worker(page, url)
-                for run_id, run in zip(ids, runs, strict=True):
-                    name = run.experiment
-                    open_page(page, url, "History")
-                    box = page.get_by_test_id("stSelectbox").filter(has_text="Open run")
-                    box.get_by_role("combobox").click()
-                    label = re.compile(rf"^#{run_id}: {re.escape(TITLES[name])} ")
-                    page.get_by_role("option", name=label).click()
-                    expect(
-                        page.locator(HEADLINE).filter(has_text=f"run #{run_id}").first
-                    ).to_be_visible()
-                    settle(page)
-                    shoot(page, args.out / f"h200-{name}-evidence.png")
-                page.goto(url.rstrip("/") + "/recompiles" + RECOMPILES_LINK)
+        with served_page(data, Path(tmp) / "server.log") as (page, url):
+            for run_id, run in zip(ids, runs, strict=True):
+                name = run.experiment
+                open_page(page, url, "History")
+                box = page.get_by_test_id("stSelectbox").filter(has_text="Open run")
+                box.get_by_role("combobox").click()
+                label = re.compile(rf"^#{run_id}: {re.escape(TITLES[name])} ")
+                page.get_by_role("option", name=label).click()
                 expect(
-                    page.get_by_role("heading", name=TITLES["recompiles"], level=1)
+                    page.locator(HEADLINE).filter(has_text=f"run #{run_id}").first
                 ).to_be_visible()
                 settle(page)
-                page.get_by_role("button", name="Run", exact=True).click()
-                started = time.monotonic()
-                headline = page.locator(HEADLINE).filter(has_text=re.compile(r"run #\d+"))
-                expect(headline.first).to_be_visible(timeout=400_000)
-                print(f"recompiles CPU run: {time.monotonic() - started:.1f} s")
-                settle(page)
-                shoot(page, args.out / "cpu-recompiles-evidence.png")
-                browser.close()
-        finally:
-            serving.stop_server(proc)
+                shoot(page, args.out / f"h200-{name}-evidence.png")
+            page.goto(url.rstrip("/") + "/recompiles" + RECOMPILES_LINK)
+            expect(page.get_by_role("heading", name=TITLES["recompiles"], level=1)).to_be_visible()
+            settle(page)
+            page.get_by_role("button", name="Run", exact=True).click()
+            started = time.monotonic()
+            headline = page.locator(HEADLINE).filter(has_text=re.compile(r"run #\d+"))
+            expect(headline.first).to_be_visible(timeout=400_000)
+            print(f"recompiles CPU run: {time.monotonic() - started:.1f} s")
+            settle(page)
+            shoot(page, args.out / "cpu-recompiles-evidence.png")
 
 
 if __name__ == "__main__":
