@@ -23,7 +23,7 @@ def _step(bench: Bench, name: str, spec: RunSpec, longest: int) -> dict[str, Any
     """Submit, then poll as the page's fragment does: when the headline (the timing phase's
     partial result, or the whole result) is there, and when the full result is."""
     job_id = bench.submit(spec)
-    submitted, submitted_wall = time.perf_counter(), time.time()
+    submitted, submitted_wall, submitted_mono = time.perf_counter(), time.time(), time.monotonic()
     headline_s = None
     while True:
         job: Job = bench.jobs.get(job_id)
@@ -48,6 +48,10 @@ def _step(bench: Bench, name: str, spec: RunSpec, longest: int) -> dict[str, Any
         "spare": worker.get("started_as_spare"),
         "jobs_before": worker.get("jobs_before"),
         "pid": worker.get("pid"),
+        # the worker's hello against the click: > 0 means the job waited for it to start
+        "hello_after_click_s": _after(worker.get("ready_mono"), submitted_mono),
+        "early_spare": worker.get("spare_started_during_evidence"),
+        **_start_steps(finished.job),
         # the worker's timeline, in one line
         "where": stages.time_line(finished.job, longest) or "",
     }
@@ -55,6 +59,18 @@ def _step(bench: Bench, name: str, spec: RunSpec, longest: int) -> dict[str, Any
 
 def _short(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k != "where"}
+
+
+def _after(mono: float | None, submitted_mono: float) -> float | None:
+    return None if mono is None else round(mono - submitted_mono, 3)
+
+
+def _start_steps(job: Job) -> dict[str, Any]:
+    """The worker's own start, seconds after the server asked for it: imports (post-fork ones
+    when forked), CUDA, the compiler's warm-up, hello."""
+    base = (job.process_probe or {}).get("baseline") or {}
+    names = ("imported_at_s", "cuda_ready_at_s", "prewarm_s", "ready_at_s")
+    return {name: base.get(name) for name in names}
 
 
 def _to_worker(job: Job, submitted_wall: float) -> float | None:

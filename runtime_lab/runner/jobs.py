@@ -16,12 +16,12 @@ from runtime_lab.runner import devices, forked
 from runtime_lab.runner.devices import LanePlan, RouteError
 from runtime_lab.runner.job import ACTIVE, FINISHED, Job, alongside, wall
 from runtime_lab.runner.lane import Lane
-from runtime_lab.runner.pool import WorkerPool
+from runtime_lab.runner.pool import WorkerPool, worker_env
 from runtime_lab.runner.process import WorkerProcess
 from runtime_lab.spec import RunSpec
 from runtime_lab.store.history import History, HistoryError
 
-__all__ = ["ACTIVE", "FINISHED", "Job", "JobManager"]
+__all__ = ["ACTIVE", "FINISHED", "Job", "JobManager", "worker_env"]
 
 KEEP_FINISHED = 500  # finished jobs kept in memory for polling; history keeps them for good
 CLOSE_JOIN_S = 15.0  # how long close() waits for the lanes' threads to let go of their workers
@@ -92,6 +92,12 @@ class JobManager:
     def submit(self, spec: RunSpec, target: str | None = None) -> str:
         """Queue a job on its device's lane (or the lane named by `target`), or join the
         queued/running one with the identical spec and target."""
+        job_id = self._queue(spec, target)
+        for lane in self.lanes:  # outside the lock: killing a spare's start takes a moment
+            lane.pool.give_way()
+        return job_id
+
+    def _queue(self, spec: RunSpec, target: str | None) -> str:
         with self.lock:
             for job in self._jobs.values():
                 if job.state in ACTIVE and job.spec == spec and job.target == target:
@@ -288,13 +294,3 @@ class JobManager:
             return {"run_id": self.history.add(run)}
         except HistoryError as exc:
             return {"history_error": str(exc)}
-
-
-def worker_env(data_dir: Path) -> dict[str, str]:
-    """What every worker of a data directory gets: compile caches live there, so a warm cache
-    survives restarts (and the worker-start benchmark's workers share the lab's)."""
-    return {
-        "RUNTIME_LAB_DATA_DIR": str(data_dir),
-        "TORCHINDUCTOR_CACHE_DIR": str(data_dir / "inductor-cache"),
-        "TRITON_CACHE_DIR": str(data_dir / "triton-cache"),
-    }

@@ -144,7 +144,7 @@ class Lane:
                     self.pool.starting_spare = True
                     lock.release()
                     try:
-                        self.pool.start_spare()
+                        self.pool.start_spare(yields=True)  # a job queued meanwhile kills it
                     finally:
                         self.pool.starting_spare = False  # also when it returned at once
                         lock.acquire()

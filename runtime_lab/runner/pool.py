@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 from runtime_lab.runner.process import WorkerDied, WorkerProcess
+
+
+def worker_env(data_dir: Path) -> dict[str, str]:
+    """What every worker of a data directory gets: compile caches live there, so a warm cache
+    survives restarts (and the worker-start benchmark's workers share the lab's)."""
+    return {
+        "RUNTIME_LAB_DATA_DIR": str(data_dir),
+        "TORCHINDUCTOR_CACHE_DIR": str(data_dir / "inductor-cache"),
+        "TRITON_CACHE_DIR": str(data_dir / "triton-cache"),
+    }
 
 
 def worker_record(
@@ -44,11 +55,15 @@ class WorkerPool:
         self._from_spare = False
         self.starting_spare = False  # a job queued meanwhile waits for it
         self.spare_thread: threading.Thread | None = None  # a spare started during a job
+        self._yields = False  # the spare starting now gives way to a job (give_way)
+        self._gave_way = False
 
     def _start(self) -> WorkerProcess:
         worker = WorkerProcess(extra_env=self.extra_env, zygote=self.zygote)
         self._starting = worker
         try:
+            if self._yields and self._gave_way:  # a job came before this process did
+                raise WorkerDied("a job came: the spare's start gave way")
             worker.start()
         finally:
             self._starting = None
@@ -85,17 +100,31 @@ class WorkerPool:
             and (self.spare is None or not self.spare.alive())
         )
 
-    def start_spare(self) -> None:
-        """Start the spare now, blocking; the dispatcher calls it only with an empty queue."""
+    def start_spare(self, yields: bool = False) -> None:
+        """Start the spare now, blocking; the dispatcher calls it only with an empty queue.
+        `yields`: a job queued meanwhile kills this start rather than wait for it (give_way)."""
         if not self.use_spare or self.closed or (self.spare is not None and self.spare.alive()):
             return
-        self.starting_spare = True
+        self.starting_spare, self._yields, self._gave_way = True, yields, False
         try:
             self.spare = self._start()
         except (WorkerDied, OSError):
             self.spare = None  # the next replacement starts cold, as after a crash
         finally:
-            self.starting_spare = False
+            self.starting_spare = self._yields = False
+
+    def give_way(self) -> bool:
+        """A job was queued. A spare that started while every lane was idle, and that the job
+        does not need (this pool's worker is up), is killed, so the job starts at once with the
+        host to itself; the next spare starts in the job's evidence phase (lane.py). On the
+        H100 host a user's Run right after a result waited 4.3-5.9 s for such a start."""
+        if not self._yields or self.current is None or not self.current.alive():
+            return False
+        self._gave_way = True
+        starting = self._starting
+        if starting is not None:
+            starting.kill()  # start() then raises WorkerDied in the dispatcher's thread
+        return True
 
     def sent(self) -> dict[str, Any]:
         """Call when a job goes to the current worker: the run's `worker` record."""

@@ -187,8 +187,11 @@ class RayPool:
     def wants_spare(self) -> bool:
         return False  # Ray restarts a killed actor on its own: there is no spare to start
 
-    def start_spare(self) -> None:
+    def start_spare(self, yields: bool = False) -> None:
         """Nothing to do (see wants_spare)."""
+
+    def give_way(self) -> bool:
+        return False  # no spare starts here
 
     def sent(self) -> dict[str, Any]:
         """Call when a job goes to the current incarnation: the run's `worker` record."""
