@@ -1,17 +1,20 @@
-"""Fusion's second half of a mode: its three clocks (timed phase), then its profile (last)."""
+"""Fusion's second half of a mode: its loop and three clocks (timed phase), then its profile."""
 
 from __future__ import annotations
 
+import statistics
 import uuid
 from dataclasses import replace
 
 import torch
 
 from runtime_lab import config
+from runtime_lab.fusion.modes import LOOP_CALLS
 from runtime_lab.fusion.result import ClockReading, ModeResult
+from runtime_lab.lab.base import Context
 from runtime_lab.lab.clocks import benchmark_clock, do_bench_clock
 from runtime_lab.lab.profiling import launch_order, profile_calls
-from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES
+from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure_loop
 from runtime_lab.results import Timing, stats
 
 PROFILED_CALLS = 3
@@ -23,6 +26,28 @@ def _lab_detail(timing: Timing, device: torch.device) -> str:
     clock = "CUDA events around each call" if timing.device_ms else "host wall time per call"
     return (
         f"the lab's harness: {clock}, {timing.repeat} calls after {timing.warmup} warm-up, {cache}"
+    )
+
+
+def cross_check(mode: ModeResult, fn, device: torch.device, ctx: Context) -> ModeResult:
+    """A timed mode's back-to-back loop (launch overhead shows) and its other two clocks, on the
+    callable the lab's harness timed; a mode that did not run is returned as it is."""
+    if not mode.ran or fn is None or mode.timing is None:
+        return mode
+    name = mode.mode
+    ctx.progress(f"{name}: back-to-back loop", None, None)
+    typical_s = statistics.median(mode.timing.primary_ms) / 1e3
+    loop = measure_loop(fn, device, LOOP_CALLS, typical_s=typical_s)
+    clocks = mode_clocks(
+        fn, mode.timing, device, lambda clock: ctx.progress(f"{name}: clock {clock}", None, None)
+    )
+    return replace(
+        mode,
+        loop_calls=loop.calls,
+        loop_us_per_call=loop.us_per_call,
+        loop_host_us_per_call=loop.host_us_per_call,
+        loop_us_samples=loop.samples_us,
+        clocks=clocks,
     )
 
 

@@ -142,15 +142,22 @@ def _poll(jobs: JobManager, job_id: str) -> None:
     progress()
 
 
+PHASE_SAYS = {
+    "headline": "**Figures so far**: every mode's steady state on the lab's clock. Still to "
+    "come: the back-to-back loops, the two cross-check clocks and the compile latencies "
+    "(timed, this process still clean), then the evidence (profiler kernels, traces, the "
+    "compile trace). Saved to history when it ends.",
+    "evidence": "**Figures so far**: the timing is done; the evidence (kernels from the "
+    "profiler, traces, the compile trace) is still being collected. Saved to history when it "
+    "ends.",
+}
+
+
 def _draw_partial(job, said, body) -> None:
     """What the job has measured so far (every steady state at "headline", compile latency too
     at "evidence"), drawn once per phase below the status while the rest is collected. It is
     the job's own partial result: never stored; the run is saved, and drawn whole, at its end."""
-    said.info(
-        "**Figures so far**: the timing is done; the evidence (kernels from the profiler, "
-        "traces, the compile trace) is still being collected. Saved to history when it ends.",
-        icon=":material/pending:",
-    )
+    said.info(PHASE_SAYS.get(job.phase, PHASE_SAYS["evidence"]), icon=":material/pending:")
     with body:
         draw(dataclasses.replace(job, state="done", result=job.partial).as_run())
 

@@ -88,3 +88,34 @@ def test_a_partial_result_is_never_stored(data_dir):
         assert stages.time_line(stored).startswith(f"{sum(s['took_s'] for s in timeline):.1f} s")
     finally:
         jobs.close()
+
+
+def test_fusion_sends_its_headline_before_the_loops_and_other_clocks(data_dir):
+    """Every mode's steady state on the lab's clock comes first; the loops and the two
+    cross-check clocks follow in the same clean process, before the evidence phase."""
+    options = {"modes": "eager,dynamo-eager", "compile_latency": False, "compile_trace": False}
+    spec = build_spec("fusion", "64x64", device="cpu", warmup=1, repeat=5, options=options)
+    jobs = JobManager(data_dir=data_dir, timeout_s=300)
+    partials = {}
+    try:
+        job_id = jobs.submit(spec)
+        while not (job := jobs.get(job_id)).finished:
+            if job.partial is not None:
+                partials.setdefault(job.phase, job.partial)
+            time.sleep(0.01)
+    finally:
+        jobs.close()
+    assert job.state == "done", job.error
+    assert list(partials) == ["headline", "evidence"], list(partials)
+    for mode in partials["headline"]["modes"]:
+        assert mode["ran"] and len(mode["timing"]["host_ms"]) == 5, mode["mode"]
+        assert mode["loop_us_per_call"] is None and not mode["clocks"], mode["mode"]
+    for mode in partials["evidence"]["modes"]:
+        assert mode["loop_us_per_call"] > 0, mode["mode"]
+        clocks = [c["clock"] for c in mode["clocks"]]
+        assert clocks[:2] == ["lab", "torch.utils.benchmark"], clocks
+    names = [s["stage"] for s in job.worker["stages"]]
+    assert names.index(stages.HEADLINE_MARK) < names.index("eager: back-to-back loop")
+    assert names.index("dynamo-eager: clock torch.utils.benchmark") < names.index(
+        "[evidence phase]"
+    )

@@ -14,21 +14,25 @@ from streamlit.testing.v1 import AppTest
 from runtime_lab.runner import pool
 
 RELEASE = threading.Event()  # the evidence phase ends when the test says so
+TIMED = threading.Event()  # and the timing phase (headline -> evidence)
 PARTIAL = "Figures so far"
 
 
 class PhasedReplay(replay.ReplayWorker):
-    """A replay worker that sends the recorded result as the timing phase's partial result,
-    then holds the final result until RELEASE is set: the page is seen mid-evidence."""
+    """A replay worker that sends the recorded result as the headline's partial result, then as
+    the timing phase's once TIMED is set, and the final result once RELEASE is: the page is
+    seen at each phase."""
 
     def send(self, message):
         if message.get("op") != "run":
             return super().send(message)
         final = self.answer(message["job_id"], message["spec"])
-        partial = {"op": "phase", "job_id": message["job_id"], "phase": "evidence"}
-        self.answers.put({**partial, "partial": final["result"]})
+        partial = {"op": "phase", "job_id": message["job_id"], "partial": final["result"]}
+        self.answers.put({**partial, "phase": "headline"})
 
         def later():
+            TIMED.wait(60)
+            self.answers.put({**partial, "phase": "evidence"})
             RELEASE.wait(60)
             self.answers.put(final)
 
@@ -41,10 +45,12 @@ def phased_app(data_dir, monkeypatch):
     replay.install(monkeypatch)
     monkeypatch.setattr(pool, "WorkerProcess", PhasedReplay)
     RELEASE.clear()
+    TIMED.clear()
     st.cache_resource.clear()
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
     yield at
+    TIMED.set()
     RELEASE.set()
     st.cache_resource.clear()
 
@@ -63,7 +69,11 @@ def test_the_timing_figures_are_drawn_before_the_evidence_and_stored_only_at_the
     poll_until(at, lambda a: any(PARTIAL in i for i in _infos(a)), timeout_s=30)
     jobs = ui.manager()
     job = jobs.get(at.session_state["job:fusion"])
-    assert not job.finished and job.phase == "evidence"
+    assert not job.finished and job.phase == "headline"
+    assert any("Still to come: the back-to-back loops" in i for i in _infos(at)), _infos(at)
+    TIMED.set()
+    poll_until(at, lambda a: any("the timing is done" in i for i in _infos(a)), timeout_s=30)
+    assert jobs.get(job.id).phase == "evidence" and not jobs.get(job.id).finished
     assert jobs.history.list() == []  # shown, not recorded
     headline = [s.value for s in at.success] + [e.value for e in at.error]
     assert any("fusion" in h.lower() or "×" in h for h in headline), headline

@@ -31,7 +31,7 @@ def _recording(monkeypatch, events: list):
         monkeypatch.setattr(module, name, recorded)
 
     wrap(fusion, "measure", "measure")
-    wrap(fusion, "measure_loop", "loop")
+    wrap(run_clocks, "measure_loop", "loop")
     wrap(run_sweep, "measure", "sweep")
     wrap(run_sweep, "measure_loop", "sweep")
     wrap(ceiling, "measure", "ceiling")
