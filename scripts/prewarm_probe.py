@@ -1,0 +1,28 @@
+"""Where a GPU worker's compiler warm-up goes, after the zygote's imports (cProfile, top calls)."""
+
+import cProfile
+import os
+import pstats
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+began = time.time()
+from runtime_lab.runner import zygote  # noqa: E402
+
+zygote._preload()
+import torch  # noqa: E402
+
+from runtime_lab.lab import prewarm  # noqa: E402
+
+print(f"preload {time.time() - began:.2f} s", flush=True)
+began = time.time()
+torch.cuda.init()
+print(f"cuda init {time.time() - began:.2f} s", flush=True)
+profile = cProfile.Profile()
+profile.enable()
+print(prewarm.compiler(torch.device("cuda")), flush=True)
+profile.disable()
+if len(sys.argv) > 1:
+    pstats.Stats(profile).sort_stats("cumulative").print_stats(int(sys.argv[1]))
