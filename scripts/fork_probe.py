@@ -1,5 +1,8 @@
-"""Which import in the zygote's preload asks CUDA before fork (prints each caller's stack)."""
+"""Which import in the zygote's preload asks CUDA before fork (prints each caller's stack).
+With --modules: also each candidate compiler module, one at a time, and whether a child forked
+after it could still start CUDA (the next step for a worker's warm-up, see docs)."""
 
+import importlib
 import os
 import sys
 import traceback
@@ -8,6 +11,19 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+# a GPU worker's warm-up imported these after the fork (H100, 2026-12-05: 5.0 s warm-up)
+CANDIDATES = (
+    "torch._inductor.compile_fx",
+    "torch._inductor.inductor_prims",
+    "torch._inductor.decomposition",
+    "torch._inductor.lowering",
+    "torch._inductor.codecache",
+    "torch._inductor.select_algorithm",
+    "torch._inductor.codegen.triton",
+    "torch._inductor.kernel",
+    "torch._functorch._aot_autograd.autograd_cache",
+    "torch.ao.quantization.fx",
+)
 CALLS = []
 
 
@@ -21,6 +37,24 @@ def _wrap(name):
     setattr(torch._C, name, spy)
 
 
+def _child_bad() -> bool:
+    pid = os.fork()
+    if pid == 0:
+        os._exit(2 if torch.cuda._is_in_bad_fork() else 0)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) != 0
+
+
+def _report(what: str) -> None:
+    print(
+        f"{what}: threads {len(os.listdir('/proc/self/task'))}, CUDA calls {len(CALLS)}, "
+        f"initialised {torch.cuda.is_initialized()}, child bad fork {_child_bad()}"
+    )
+    for name, stack in CALLS:
+        print("----", name, "\n" + stack)
+    CALLS.clear()
+
+
 for _name in ("_cuda_getDeviceCount", "_cuda_init"):
     if hasattr(torch._C, _name):
         _wrap(_name)
@@ -32,12 +66,11 @@ try:
     print("preload: fork check passed")
 except RuntimeError as e:
     print("preload:", e)
-print("threads:", len(os.listdir("/proc/self/task")), "calls:", len(CALLS))
-for name, stack in CALLS:
-    print("----", name, "\n" + stack)
-pid = os.fork()
-if pid == 0:
-    os._exit(2 if torch.cuda._is_in_bad_fork() else 0)
-_, st = os.waitpid(pid, 0)
-print("child bad fork:", os.waitstatus_to_exitcode(st) != 0)
-sys.exit(0)
+_report("after preload")
+if "--modules" in sys.argv:
+    for module in CANDIDATES:
+        try:
+            importlib.import_module(module)
+        except Exception as exc:
+            print(f"{module}: {type(exc).__name__}: {exc}")
+        _report(module)

@@ -52,6 +52,8 @@ class Zygote:
         """A new worker's pid, forked with `env` and told to connect to `address`; None when
         the zygote can't (the caller starts a process of its own)."""
         with self.lock:
+            if self.broken is not None:  # broken since the caller asked usable(): no fork
+                return None
             try:
                 if self.proc is None:
                     self._start(env, timeout_s)
@@ -128,7 +130,8 @@ class Zygote:
         return message
 
     def _break(self, why: str) -> None:
-        self.broken = why
+        # the first reason is the one to show: a later failure is often only its consequence
+        self.broken = self.broken or why
         self._close()
 
     def _close(self) -> None:

@@ -9,8 +9,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import importlib
 import json
 import os
 import sys
@@ -22,22 +20,6 @@ from runtime_lab.envvars import ZYGOTE_KEY_ENV as KEY_ENV
 from runtime_lab.runner.worker_progress import send as _send
 
 REAP_EVERY_S = 0.1
-# What a GPU worker's compiler warm-up imported after the fork. On the H100 host (2026-12-05,
-# cProfile) the warm-up took 5.0 s, most of it importing these (612 modules compiled from
-# source; inductor_prims defining its ops, 3.3 s). None touches the device: the fork check
-# below would fail if one did, and the server would start workers of their own.
-COMPILER_MODULES = (
-    "torch._inductor.compile_fx",
-    "torch._inductor.inductor_prims",
-    "torch._inductor.decomposition",
-    "torch._inductor.lowering",
-    "torch._inductor.codecache",
-    "torch._inductor.select_algorithm",
-    "torch._inductor.codegen.triton",
-    "torch._inductor.kernel",
-    "torch._functorch._aot_autograd.autograd_cache",
-    "torch.ao.quantization.fx",
-)
 
 
 def _preload() -> None:
@@ -56,9 +38,6 @@ def _preload() -> None:
 
     for name in registry.EXPERIMENTS:
         registry.run_module(name)
-    for name in COMPILER_MODULES:
-        with contextlib.suppress(ImportError):  # a torch that moved one: its first compile pays
-            importlib.import_module(name)
     # Not torch.utils.benchmark: its timer module asked torch.cuda.is_available() at import in
     # the torch releases before the one on the CPU machine (read in PyTorch's source), which
     # makes torch refuse CUDA to every forked child, the H100 host's failure. Workers import it

@@ -38,3 +38,19 @@ def test_a_forked_worker_reads_like_a_popen():
     running = forked.ForkedProcess(_Ends([]), pid=123)
     with pytest.raises(subprocess.TimeoutExpired):
         running.wait(0.1)
+
+
+class _Ended:
+    def poll(self):
+        return 1
+
+
+def test_a_broken_zygote_keeps_its_first_reason_and_forks_nothing():
+    """On the H100 host a zygote that failed to start was reported as a later thread's
+    AttributeError (a fork asked of the closed pipe), which hid the reason it failed."""
+    zygote = forked.Zygote()
+    zygote._break("RuntimeError: the zygote did not start: CUDA was initialised before fork")
+    zygote.proc = _Ended()  # started once: a later fork must not reach its closed pipe
+    assert zygote.fork({}, "127.0.0.1:1", 1.0) is None
+    zygote._break("AttributeError: 'NoneType' object has no attribute 'send_bytes'")
+    assert zygote.broken.startswith("RuntimeError: the zygote did not start")
