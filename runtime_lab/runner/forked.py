@@ -14,6 +14,8 @@ import time
 from multiprocessing.connection import Listener
 from typing import Any
 
+import psutil
+
 from runtime_lab.runner.zygote import KEY_ENV
 
 # the environment a process reads while it imports torch: a worker whose own differs is not
@@ -152,13 +154,14 @@ class Zygote:
 
 
 def _running(pid: int) -> bool:
+    """Whether the process runs. Once its zygote is gone, nobody may reap a forked worker (a
+    container's init often does not): a zombie has ended, though its pid still answers."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:
+    except psutil.AccessDenied:
         return True
-    return True
 
 
 class ForkedProcess:

@@ -68,12 +68,14 @@ def test_a_dead_zygote_means_workers_of_their_own(data_dir):
     try:
         first = jobs.wait(jobs.submit(_selftest("ok")), 120)
         assert first.worker["forked"]
+        forked = [p.pid for p in psutil.Process(jobs.zygote.proc.pid).children()]
+        assert first.worker["pid"] in forked
         jobs.zygote.proc.send_signal(signal.SIGKILL)
         jobs.zygote.proc.wait(10)
-        # its workers see their parent gone (checked every second) and exit; a job sent to one
-        # in its last moment would fail with it, which is not what this test is about
+        # its workers (the one that ran, a spare) see their parent gone (checked every second)
+        # and exit; a job sent to one in its last moment would fail with it, not the point here
         deadline = time.monotonic() + 30
-        while _alive(first.worker["pid"]) and time.monotonic() < deadline:
+        while any(_alive(pid) for pid in forked) and time.monotonic() < deadline:
             time.sleep(0.1)
         done = jobs.wait(jobs.submit(_selftest("profile", seed=1)), 120)
         assert done.state == "done" and not done.worker["forked"], done.error
