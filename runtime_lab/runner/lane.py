@@ -122,8 +122,8 @@ class Lane:
 
     def _next(self) -> Job | None:
         """Wait for this lane's next job (None once the manager closes). A warm spare starts
-        only while no lane runs a job, and no job starts while a spare starts: its start-up
-        would compete with any job's timing for the host's cores."""
+        only while no lane runs a job, and no job starts while a spare starts (its start-up
+        would compete with any job's timing for the host's cores) unless the job kills it."""
         lock, host = self.host.lock, self.host
         with lock:
             while not host.stopped:
