@@ -1,12 +1,9 @@
 """Where a GPU worker's compiler warm-up goes, after the zygote's imports (cProfile, top calls)."""
 
 import cProfile
-import os
 import pstats
 import sys
 import time
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 began = time.time()
 from runtime_lab.runner import zygote  # noqa: E402

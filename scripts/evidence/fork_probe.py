@@ -9,8 +9,6 @@ import traceback
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 # a GPU worker's warm-up imported these after the fork (H100, 2026-12-05: 5.0 s warm-up)
 CANDIDATES = (
     "torch._inductor.compile_fx",
