@@ -52,6 +52,8 @@ def _step(bench: Bench, name: str, spec: RunSpec, longest: int) -> dict[str, Any
         "hello_after_click_s": _after(worker.get("ready_mono"), submitted_mono),
         "early_spare": worker.get("spare_started_during_evidence"),
         **_start_steps(finished.job),
+        # the process probe at the job's start against its worker's at hello: inflated or not
+        "probe": _probe(finished.job),
         # the worker's timeline, in one line
         "where": stages.time_line(finished.job, longest) or "",
     }
@@ -71,6 +73,12 @@ def _start_steps(job: Job) -> dict[str, Any]:
     base = (job.process_probe or {}).get("baseline") or {}
     names = ("imported_at_s", "cuda_ready_at_s", "prewarm_s", "ready_at_s")
     return {name: base.get(name) for name in names}
+
+
+def _probe(job: Job) -> str:
+    probe = job.process_probe or {}
+    ratios = " ".join(f"{k} {v:.2f}" for k, v in (probe.get("ratios") or {}).items())
+    return f"{'flagged' if probe.get('flagged') else 'clean'} ({ratios})" if probe else ""
 
 
 def _to_worker(job: Job, submitted_wall: float) -> float | None:
