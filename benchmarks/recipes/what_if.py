@@ -7,6 +7,7 @@ from typing import Any
 
 from benchmarks.harness import Bench
 from benchmarks.recipe import Recipe, Setting, Settings
+from benchmarks.recipes import worker_start
 from runtime_lab import registry
 from runtime_lab.options import form_defaults
 from runtime_lab.registry import EXPERIMENTS
@@ -71,8 +72,7 @@ def _start_steps(job: Job) -> dict[str, Any]:
     """The worker's own start, seconds after the server asked for it: imports (post-fork ones
     when forked), CUDA, the compiler's warm-up, hello."""
     base = (job.process_probe or {}).get("baseline") or {}
-    names = ("imported_at_s", "cuda_ready_at_s", "prewarm_s", "ready_at_s")
-    return {name: base.get(name) for name in names}
+    return {step: base.get(step) for step in worker_start.STEPS}
 
 
 def _probe(job: Job) -> str:

@@ -22,7 +22,7 @@ from runtime_lab.runner.worker_progress import send as _send
 REAP_EVERY_S = 0.1
 
 
-def _preload() -> None:
+def preload() -> None:
     """What every worker imports before its hello, and each experiment's run module (a job's)."""
     import torch
     import torch._dynamo
@@ -55,21 +55,24 @@ def _fork_check() -> None:
     something in this process had asked CUDA about the device (torch then marks each forked
     child a bad fork) without torch.cuda.is_initialized() saying so. Failing here sends the
     server back to workers of their own."""
-    import torch
-
     from runtime_lab.lab.prewarm import gpu_driver_present
 
-    if not gpu_driver_present():
-        return
-    pid = os.fork()
-    if pid == 0:
-        os._exit(2 if torch.cuda._is_in_bad_fork() else 0)
-    _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
+    if gpu_driver_present() and child_refused_cuda():
         raise RuntimeError(
             "a child forked from the zygote could not start CUDA (torch calls it a bad fork): "
             "workers start as processes of their own"
         )
+
+
+def child_refused_cuda() -> bool:
+    """Fork a child that only asks whether torch would let it start CUDA (a bad fork: no)."""
+    import torch
+
+    pid = os.fork()
+    if pid == 0:
+        os._exit(2 if torch.cuda._is_in_bad_fork() else 0)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) != 0
 
 
 def _child(conn, request: dict) -> None:
@@ -132,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception:
         return 0  # the server gave up on us before we were up
     try:
-        _preload()
+        preload()
         _send(conn, {"op": "ready", "pid": os.getpid()})
         serve(conn)
     except (EOFError, OSError):

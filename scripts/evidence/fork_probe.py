@@ -35,18 +35,10 @@ def _wrap(name):
     setattr(torch._C, name, spy)
 
 
-def _child_bad() -> bool:
-    pid = os.fork()
-    if pid == 0:
-        os._exit(2 if torch.cuda._is_in_bad_fork() else 0)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) != 0
-
-
 def _report(what: str) -> None:
     print(
         f"{what}: threads {len(os.listdir('/proc/self/task'))}, CUDA calls {len(CALLS)}, "
-        f"initialised {torch.cuda.is_initialized()}, child bad fork {_child_bad()}"
+        f"initialised {torch.cuda.is_initialized()}, child bad fork {zygote.child_refused_cuda()}"
     )
     for name, stack in CALLS:
         print("----", name, "\n" + stack)
@@ -60,7 +52,7 @@ for _name in ("_cuda_getDeviceCount", "_cuda_init"):
 from runtime_lab.runner import zygote  # noqa: E402
 
 try:
-    zygote._preload()
+    zygote.preload()
     print("preload: fork check passed")
 except RuntimeError as e:
     print("preload:", e)

@@ -8,7 +8,7 @@ import time
 began = time.time()
 from runtime_lab.runner import zygote  # noqa: E402
 
-zygote._preload()
+zygote.preload()
 import torch  # noqa: E402
 
 from runtime_lab.lab import prewarm  # noqa: E402
