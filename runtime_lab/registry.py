@@ -1,9 +1,10 @@
 """The one list of experiments, and the one place that dispatches on an experiment's name."""
 
-# Each experiment is a package runtime_lab.<name> with the same stage modules: info (catalog
-# entry, no torch), run (worker side, imports torch), result (typed result), report (what its
-# page draws); optionally figures (the CLI JSON's headline numbers) and compare (runs side by
-# side): a missing one means the experiment has none. Frames and charts where it draws.
+# Each experiment is a package runtime_lab.<name> with two halves and what sits between them:
+# info (catalog entry) and result (typed result), both torch-free; run/ (the worker side, under
+# torch: run/experiment.py holds estimate_bytes and run); report/ (the server side, no torch:
+# report/build.py the Report its page draws; optionally report/figures.py, the CLI JSON's
+# headline numbers, and report/compare.py, runs side by side: a missing one means none).
 
 from __future__ import annotations
 
@@ -27,17 +28,28 @@ NAMES = (
 )
 
 
+# each stage's module within an experiment package
+STAGES = {
+    "info": "info",
+    "result": "result",
+    "run": "run.experiment",
+    "report": "report.build",
+    "figures": "report.figures",
+    "compare": "report.compare",
+}
+
+
 def _stage(name: str, stage: str) -> ModuleType:
     if name not in NAMES:  # names reach here from stored runs too: never import a made-up one
         raise KeyError(f"unknown experiment {name!r}; known: {', '.join(NAMES)}")
-    return importlib.import_module(f"runtime_lab.{name}.{stage}")
+    return importlib.import_module(f"runtime_lab.{name}.{STAGES[stage]}")
 
 
 def _optional_stage(name: str, stage: str) -> ModuleType | None:
     """An optional stage (figures, compare), or None where the experiment has none."""
     if name not in NAMES:
         return _stage(name, stage)  # raises: an unknown name is never looked up either
-    if importlib.util.find_spec(f"runtime_lab.{name}.{stage}") is None:
+    if importlib.util.find_spec(f"runtime_lab.{name}.{STAGES[stage]}") is None:
         return None
     return _stage(name, stage)
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pandas as pd
 
 from benchmarks.harness import Bench
-from runtime_lab.allocator import ab_frames, outside_frames
+from runtime_lab.allocator.report import ab as ab_frames
+from runtime_lab.allocator.report import outside as outside_frames
 from runtime_lab.spec import build_spec
 
 pd.set_option("display.width", 250, "display.max_columns", 20, "display.max_colwidth", 80)

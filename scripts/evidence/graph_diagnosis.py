@@ -13,7 +13,7 @@ import types
 
 import torch
 
-from runtime_lab.fusion import modes
+from runtime_lab.fusion.run import modes
 from runtime_lab.lab.timing import measure, measure_loop
 from runtime_lab.spec import build_spec
 from runtime_lab.workloads.pointwise.op import pointwise

@@ -15,7 +15,7 @@ import pandas as pd
 
 from benchmarks.harness import Bench, Finished
 from runtime_lab import registry
-from runtime_lab.fusion import frames_kernels as fk
+from runtime_lab.fusion.report import kernel_table as fk
 from runtime_lab.spec import build_spec
 
 pd.set_option("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 48)

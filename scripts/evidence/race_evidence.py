@@ -14,9 +14,10 @@ import pandas as pd
 
 from benchmarks.harness import Bench
 from runtime_lab.spec import build_spec
-from runtime_lab.streams import csan_frames, sync_frames
-from runtime_lab.streams import frames as fs
-from runtime_lab.streams.figures import figures
+from runtime_lab.streams.report import csan as csan_frames
+from runtime_lab.streams.report import frames as fs
+from runtime_lab.streams.report import sync as sync_frames
+from runtime_lab.streams.report.figures import figures
 
 pd.set_option("display.width", 250, "display.max_columns", 20, "display.max_colwidth", 90)
 out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())

@@ -2,8 +2,8 @@
 
 import pytest
 
-from runtime_lab.fusion.clocks import clock_rows
-from runtime_lab.fusion.figures import figures
+from runtime_lab.fusion.report.clocks import clock_rows
+from runtime_lab.fusion.report.figures import figures
 from runtime_lab.registry import result_from_record, summary
 from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec

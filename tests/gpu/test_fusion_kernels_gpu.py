@@ -2,7 +2,7 @@
 
 import pytest
 
-from runtime_lab.fusion import frames_kernels as fk
+from runtime_lab.fusion.report import kernel_table as fk
 from runtime_lab.registry import result_from_record
 from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec

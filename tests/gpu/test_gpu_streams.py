@@ -9,9 +9,9 @@ import pytest
 
 from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
-from runtime_lab.streams import trace as streamtrace
 from runtime_lab.streams.info import STREAM_VARIANTS
 from runtime_lab.streams.result import HIDDEN_DEPENDENCY_LABEL
+from runtime_lab.streams.run import trace as streamtrace
 
 pytestmark = pytest.mark.gpu
 ROOT = Path(__file__).resolve().parents[2]

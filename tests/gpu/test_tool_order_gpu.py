@@ -8,14 +8,14 @@ import pytest
 import torch
 from callorder import TIMED, TOOL, CallOrder
 
-from runtime_lab.allocator import run as allocator_run
-from runtime_lab.allocator import scenarios as sc
+from runtime_lab.allocator.run import experiment as allocator_run
+from runtime_lab.allocator.run import scenarios as sc
 from runtime_lab.lab.base import Context
-from runtime_lab.recompiles import run as recompiles_run
-from runtime_lab.recompiles import steady
+from runtime_lab.recompiles.run import experiment as recompiles_run
+from runtime_lab.recompiles.run import steady
 from runtime_lab.spec import build_spec
-from runtime_lab.streams import run as streams_run
-from runtime_lab.streams import run_lab
+from runtime_lab.streams.run import cuda_parts
+from runtime_lab.streams.run import experiment as streams_run
 
 pytestmark = pytest.mark.gpu
 
@@ -30,10 +30,10 @@ def test_cuda_run_times_everything_before_the_profiler(monkeypatch, data_dir):
     order = CallOrder(monkeypatch)
     order.watch_tools()
     order.wrap(streams_run, "measure", TIMED + "harness")
-    order.wrap(run_lab, "run_trials", TIMED + "variant")
-    order.wrap(run_lab, "time_overlap", TIMED + "overlap")
-    order.wrap(run_lab, "event_timing", TIMED + "event timing")
-    order.wrap(run_lab, "host_blocking", TIMED + "host blocking", when=lambda c, d, *a: d > 0)
+    order.wrap(cuda_parts, "run_trials", TIMED + "variant")
+    order.wrap(cuda_parts, "time_overlap", TIMED + "overlap")
+    order.wrap(cuda_parts, "event_timing", TIMED + "event timing")
+    order.wrap(cuda_parts, "host_blocking", TIMED + "host blocking", when=lambda c, d, *a: d > 0)
     options = {"variant": "correct,missing-producer-wait", "trials": 4}
     spec = build_spec("streams", "4096x4096", device="cuda", repeat=10, options=options)
     result = streams_run.run(spec, _context())

@@ -4,7 +4,6 @@ configurations, for the tests that draw, compare or export allocator runs withou
 import json
 from dataclasses import replace
 
-from runtime_lab.allocator import run_ab
 from runtime_lab.allocator.result import (
     AllocatorResult,
     CompareResult,
@@ -18,6 +17,7 @@ from runtime_lab.allocator.result import (
     TracePoint,
     WorkloadPeak,
 )
+from runtime_lab.allocator.run import ab
 from runtime_lab.results import to_plain
 
 MIB = 2**20
@@ -125,8 +125,8 @@ AB_EXPANDABLE = ab_doc(
 
 def ab_configs():
     return (
-        run_ab.parse("default", AB_DEFAULT),
-        run_ab.parse("expandable_segments:True", AB_EXPANDABLE),
+        ab.parse("default", AB_DEFAULT),
+        ab.parse("expandable_segments:True", AB_EXPANDABLE),
     )
 
 

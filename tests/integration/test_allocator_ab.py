@@ -5,8 +5,11 @@ from dataclasses import replace
 from allocatordata import MIB
 from allocatordata import ab_configs as _configs
 
-from runtime_lab.allocator import ab_frames, charts_ab, memtrace, run_ab
+from runtime_lab.allocator.report import ab as ab_report
+from runtime_lab.allocator.report import ab_charts
 from runtime_lab.allocator.result import AllocatorResult, SnapshotInfo
+from runtime_lab.allocator.run import ab as ab_run
+from runtime_lab.allocator.run import memtrace
 from runtime_lab.registry import result_from_record
 from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
@@ -31,29 +34,29 @@ def test_the_childs_json_becomes_a_run_per_configuration():
     default, expandable = _configs()
     assert [s.shape for s in default.steps] == [(1024, 1024), (4096, 4096)]
     assert default.end_reserved_bytes == 148 * MIB and expandable.steps[1].expandable_segments == 1
-    failed = run_ab.parse("default", {"error": "OutOfMemoryError: CUDA out of memory"})
+    failed = ab_run.parse("default", {"error": "OutOfMemoryError: CUDA out of memory"})
     assert failed.error.startswith("OutOfMemoryError") and failed.steps == ()
 
 
 def test_the_frame_chart_and_verdict_use_the_measured_numbers():
     result = _result(alloc_configs=_configs())
-    frame = ab_frames.config_frame(result)
+    frame = ab_report.config_frame(result)
     assert list(frame["slack_mib"]) == [16.0, 80.0, 16.0, 16.0]
-    chart = charts_ab.config_chart(frame).to_dict()
+    chart = ab_charts.config_chart(frame).to_dict()
     assert chart["encoding"]["tooltip"]
-    said = ab_frames.verdict(result)
+    said = ab_report.verdict(result)
     assert "up to 80.0 MiB" in said and "up to 16.0 MiB" in said
     assert "expandable segments stranded less here" in said
-    charts, tables, notes = ab_frames.parts(result)
+    charts, tables, notes = ab_report.parts(result)
     assert len(charts) == 1 and tables[0][0].startswith("Allocator configurations A/B")
     assert notes == [said]
 
 
 def test_a_failed_configuration_is_said_and_no_verdict_is_guessed():
-    broken = run_ab.parse("expandable_segments:True", {"error": "boom"})
+    broken = ab_run.parse("expandable_segments:True", {"error": "boom"})
     result = _result(alloc_configs=(_configs()[0], broken))
-    assert ab_frames.verdict(result) is None
-    _, _, notes = ab_frames.parts(result)
+    assert ab_report.verdict(result) is None
+    _, _, notes = ab_report.parts(result)
     assert notes == ["Allocator expandable_segments:True: failed: boom"]
 
 
@@ -89,20 +92,20 @@ def test_compile_contexts_are_counted_per_graph():
     }
     assert memtrace.compile_contexts(snapshot) == {"Torch-Compiled Region: 0/0": 2}
     result = _result(snapshots=(_snapshot_info("compiled", (("Torch-Compiled Region: 0/0", 2),)),))
-    frame = ab_frames.context_frame(result)
+    frame = ab_report.context_frame(result)
     assert frame.to_dict("records") == [
         {"scenario": "compiled", "compiled graph": "Torch-Compiled Region: 0/0", "allocations": 2}
     ]
-    assert ab_frames.context_notes(result) == []
+    assert ab_report.context_notes(result) == []
 
 
 def test_a_torch_without_compile_context_or_with_none_found_is_said():
     old = _result(snapshots=(_snapshot_info("sequence", (), recorded=False),))
-    assert "PR 152707" in ab_frames.context_notes(old)[0]
+    assert "PR 152707" in ab_report.context_notes(old)[0]
     none = _result(snapshots=(_snapshot_info("compiled", ()),))
-    assert "no allocation of the compiled scenarios" in ab_frames.context_notes(none)[0]
+    assert "no allocation of the compiled scenarios" in ab_report.context_notes(none)[0]
     older_run = _result(snapshots=(_snapshot_info("compiled", (), recorded=None),))
-    assert ab_frames.context_notes(older_run) == []
+    assert ab_report.context_notes(older_run) == []
 
 
 def test_on_cpu_the_ab_option_says_it_needs_cuda(tmp_path):
@@ -127,7 +130,8 @@ def test_on_cpu_the_ab_option_says_it_needs_cuda(tmp_path):
 
 
 def test_memory_outside_the_allocator_per_step():
-    from runtime_lab.allocator import outside_frames, run_outside
+    from runtime_lab.allocator.report import outside as outside_frames
+    from runtime_lab.allocator.run import outside as run_outside
 
     def reading(step, used_mib, reserved_mib):
         return {

@@ -32,8 +32,8 @@ FORMATS = ("PNG", "SVG", "CSV")
 
 
 def _builders() -> set:
-    """The *_chart functions of every runtime_lab/*/charts*.py (view/, compare/, the experiments)."""
-    paths = sorted(PKG.glob("*/charts*.py"))
+    """The *_chart functions of view/ and compare/ charts.py and of every experiment's report/."""
+    paths = sorted([*PKG.glob("*/charts.py"), *PKG.glob("*/report/*.py")])
     names = [".".join(p.relative_to(PKG.parent).with_suffix("").parts) for p in paths]
     found = set()
     for module in map(importlib.import_module, names):
@@ -67,7 +67,7 @@ def _allocator_run(recorded: dict) -> dict:
     a catalog workload's peaks."""
     from dataclasses import replace
 
-    from runtime_lab.allocator import run_outside
+    from runtime_lab.allocator.run import outside as run_outside
     from runtime_lab.results import to_plain
 
     def reading(step, used_mib, reserved_mib):

@@ -42,7 +42,7 @@ DYNAMO_GRAPH = """class GraphModule(torch.nn.Module):
         silu: "f32[8]" = torch.nn.functional.silu(add);  add = None
         sub: "f32[8]" = l_x_ - l_y_
         mul: "f32[8]" = silu * sub;  silu = sub = None"""
-BREAK = """Graph break in user code at /work/runtime_lab/recompiles/breaks.py:27
+BREAK = """Graph break in user code at /work/runtime_lab/recompiles/run/breaks.py:27
 Graph Break Reason: Encountered graph break when attempting to trace CALL:
 
 Unsupported Tensor.item() call with capture_scalar_outputs=False
@@ -52,7 +52,7 @@ Unsupported Tensor.item() call with capture_scalar_outputs=False
  For more details about this graph break, please visit: https://example.org/gb/gb0124.html
 
 User code traceback:
-  File "/work/runtime_lab/recompiles/breaks.py", line 27, in item_branch
+  File "/work/runtime_lab/recompiles/run/breaks.py", line 27, in item_branch
     if not s.isfinite().all().item():
 
 Traceback (most recent call last):
@@ -272,7 +272,7 @@ def test_the_fusion_page_shows_the_joined_kernels_compile_ids_and_the_report(tmp
 
 
 def test_a_recompiles_job_links_each_call_to_its_compile_id_and_break(tmp_path):
-    from runtime_lab.recompiles import report
+    from runtime_lab.recompiles.report import build as report
 
     jobs = JobManager(data_dir=tmp_path, timeout_s=600)
     try:

@@ -18,9 +18,9 @@ from streamlit.testing.v1 import AppTest
 
 from runtime_lab import registry
 from runtime_lab.compiler import occupancy as oc
-from runtime_lab.fusion import frames_kernels as fk
-from runtime_lab.fusion import report_kernels as rk
-from runtime_lab.fusion.charts_kernels import occupancy_chart
+from runtime_lab.fusion.report import kernel_table as fk
+from runtime_lab.fusion.report import kernel_views as rk
+from runtime_lab.fusion.report.occupancy_chart import occupancy_chart
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FusionResult
 from runtime_lab.results import KernelRow, TritonKernel, from_plain, to_plain
 from runtime_lab.workloads.registry import NAMES as WORKLOADS
@@ -169,7 +169,7 @@ def test_op_lists_give_the_bytes_model():
 
 
 def test_bytes_per_launch_follows_the_op_order():
-    from runtime_lab.fusion import run_clocks
+    from runtime_lab.fusion.run import clocks
     from runtime_lab.workloads.ops import OpBytes
 
     ops = tuple(
@@ -177,18 +177,14 @@ def test_bytes_per_launch_follows_the_op_order():
         for n, r, w in (("add", 2, 1), ("silu", 1, 1), ("add", 2, 1), ("mul", 2, 1))
     )
     rows = tuple(KernelRow(n, c, 1.0, 1.0) for n, c in (("add", 2.0), ("silu", 1.0), ("mul", 1.0)))
-    order = ("add", "silu", "add", "mul") * run_clocks.PROFILED_CALLS
+    order = ("add", "silu", "add", "mul") * clocks.PROFILED_CALLS
     mode = SimpleNamespace(transfers_per_element=11, bytes_moved=11 * 40)  # 40 bytes a transfer
-    found = {
-        r.name: r.bytes_per_launch for r in run_clocks._with_bytes(rows, mode, order, ops, False)
-    }
+    found = {r.name: r.bytes_per_launch for r in clocks._with_bytes(rows, mode, order, ops, False)}
     assert found == {"add": 120, "silu": 80, "mul": 120}
-    assert (
-        run_clocks._with_bytes(rows, mode, order[:-1], ops, False) == rows
-    )  # a stray launch: unknown
+    assert clocks._with_bytes(rows, mode, order[:-1], ops, False) == rows  # a stray launch: unknown
     fused = SimpleNamespace(transfers_per_element=3, bytes_moved=120)
     one = (KernelRow("triton_poi_fused_0", 1.0, 5.0, 5.0),)
-    assert run_clocks._with_bytes(one, fused, (), ops, True)[0].bytes_per_launch == 120
+    assert clocks._with_bytes(one, fused, (), ops, True)[0].bytes_per_launch == 120
 
 
 def test_resources_frame():

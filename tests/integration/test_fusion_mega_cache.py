@@ -9,11 +9,11 @@ from fusiondata import result as _result
 from fusiondata import run as _run
 
 from runtime_lab import registry
-from runtime_lab.fusion import charts as charts_fusion
-from runtime_lab.fusion import compare as fusion_compare
-from runtime_lab.fusion import frames as ff
-from runtime_lab.fusion.figures import figures, key_figures
 from runtime_lab.fusion.info import INFO
+from runtime_lab.fusion.report import charts as charts_fusion
+from runtime_lab.fusion.report import compare as fusion_compare
+from runtime_lab.fusion.report import frames as ff
+from runtime_lab.fusion.report.figures import figures, key_figures
 from runtime_lab.registry import result_from_record, summary
 from runtime_lab.results import CompileLatency, to_plain
 from runtime_lab.runner.jobs import JobManager
@@ -141,7 +141,7 @@ def test_without_the_api_the_row_says_which_torch_it_needs(monkeypatch):
 
     import torch
 
-    from runtime_lab.fusion import run_fresh
+    from runtime_lab.fusion.run import fresh_process as run_fresh
 
     monkeypatch.delattr(torch.compiler, "save_cache_artifacts")
 

@@ -6,8 +6,9 @@ import pytest
 import torch
 
 from runtime_lab import config
-from runtime_lab.fusion import run as fusion
-from runtime_lab.fusion import run_clocks, run_sweep
+from runtime_lab.fusion.run import clocks as run_clocks
+from runtime_lab.fusion.run import experiment as fusion
+from runtime_lab.fusion.run import sweep as run_sweep
 from runtime_lab.lab import ceiling, clocks, profiling
 from runtime_lab.lab.base import Context
 from runtime_lab.results import stats

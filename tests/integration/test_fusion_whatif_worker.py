@@ -3,8 +3,8 @@
 import pytest
 
 from runtime_lab import registry
-from runtime_lab.fusion import report_kernels as rk
-from runtime_lab.fusion.run import SUBPROCESS_NOTE
+from runtime_lab.fusion.report import kernel_views as rk
+from runtime_lab.fusion.run.experiment import SUBPROCESS_NOTE
 from runtime_lab.lab.device_limits import CPU_NOTE
 from runtime_lab.registry import result_from_record, summary
 from runtime_lab.runner.jobs import JobManager

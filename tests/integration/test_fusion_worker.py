@@ -111,7 +111,7 @@ def test_cpu_run_records_lab_and_benchmark_clocks_and_the_best_ceiling(fusion_ru
 def test_tolerance_accepts_a_more_accurate_low_precision_result():
     import torch
 
-    from runtime_lab.fusion.run import _compare
+    from runtime_lab.fusion.run.experiment import _compare
     from runtime_lab.workloads.ops import TOLERANCES
 
     spec = TOLERANCES["bfloat16"]

@@ -6,8 +6,8 @@ import torch
 from callorder import TIMED, CallOrder
 
 from runtime_lab.lab.base import Context
-from runtime_lab.recompiles import run as recompiles_run
-from runtime_lab.recompiles import steady
+from runtime_lab.recompiles.run import experiment as recompiles_run
+from runtime_lab.recompiles.run import steady
 from runtime_lab.spec import build_spec
 
 OPTIONS = {

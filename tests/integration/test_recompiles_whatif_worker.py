@@ -8,9 +8,9 @@ import torch
 from runtime_lab.cli.main import build_parser
 from runtime_lab.lab.base import Context
 from runtime_lab.recompiles import cudagraph_calls as cg
-from runtime_lab.recompiles import run as recompiles_run
-from runtime_lab.recompiles import run_cudagraphs as rg
 from runtime_lab.recompiles.result import CallRecord
+from runtime_lab.recompiles.run import cudagraphs as rg
+from runtime_lab.recompiles.run import experiment as recompiles_run
 from runtime_lab.registry import build_report, result_from_record, summary
 from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec

@@ -2,7 +2,7 @@
 
 import pytest
 
-from runtime_lab.recompiles import report as recompiles_report
+from runtime_lab.recompiles.report import build as recompiles_report
 from runtime_lab.registry import build_report as build
 from runtime_lab.registry import result_from_record, summary
 from runtime_lab.runner.jobs import JobManager

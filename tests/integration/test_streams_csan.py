@@ -6,8 +6,9 @@ import traceback
 from runtime_lab.registry import result_from_record
 from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
-from runtime_lab.streams import csan_frames, run_csan
+from runtime_lab.streams.report import csan as csan_frames
 from runtime_lab.streams.result import StreamsResult, VariantResult
+from runtime_lab.streams.run import csan as run_csan
 
 
 def _access(stream, op, kind, line):
@@ -122,17 +123,17 @@ def test_a_flagged_ordered_variant_is_called_out():
 
 
 def test_user_line_is_the_innermost_lab_frame():
-    from runtime_lab.streams.run_csan_child import user_line
+    from runtime_lab.streams.run.csan_child import user_line
 
     stack = traceback.StackSummary.from_list(
         [
             (
-                "/x/runtime_lab/streams/run_csan_child.py",
+                "/x/runtime_lab/streams/run/csan_child.py",
                 70,
                 "verdict",
                 "VARIANT_FUNCTIONS[name](w)",
             ),
-            ("/x/runtime_lab/streams/variants.py", 87, "side_matmul", "z = a @ self.y"),
+            ("/x/runtime_lab/streams/run/variants.py", 87, "side_matmul", "z = a @ self.y"),
             ("/torch/_ops.py", 10, "__call__", "return self._op(*args)"),
         ]
     )
@@ -141,7 +142,7 @@ def test_user_line_is_the_innermost_lab_frame():
 
 
 def test_the_report_puts_csan_beside_the_orderings():
-    from runtime_lab.streams import report
+    from runtime_lab.streams.report import build as report
 
     spec = build_spec("streams", "8x8", device="cpu").to_dict()
     rep = report.build({"id": 1, "spec": spec}, _result())

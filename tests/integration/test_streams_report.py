@@ -12,10 +12,10 @@ from streamlit.testing.v1 import AppTest
 
 from runtime_lab import registry, ui
 from runtime_lab.registry import result_from_record
-from runtime_lab.streams import charts as cs
-from runtime_lab.streams import figures as streams_summary
-from runtime_lab.streams import frames as fs
 from runtime_lab.streams.info import STREAM_VARIANTS
+from runtime_lab.streams.report import charts as cs
+from runtime_lab.streams.report import figures as streams_summary
+from runtime_lab.streams.report import frames as fs
 from runtime_lab.streams.result import HIDDEN_DEPENDENCY_LABEL
 from runtime_lab.ui.results import CHART_LABELS as CHARTS
 

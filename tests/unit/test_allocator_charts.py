@@ -9,8 +9,8 @@ import pytest
 from vegaspec import walk as _walk
 
 from runtime_lab import registry
-from runtime_lab.allocator import charts as ca
-from runtime_lab.allocator import frames as fa
+from runtime_lab.allocator.report import charts as ca
+from runtime_lab.allocator.report import frames as fa
 from runtime_lab.registry import result_from_record
 
 MIB = 2**20

@@ -9,8 +9,8 @@ from allocatordata import result as _result
 from allocatordata import run as _run
 
 from runtime_lab import registry
-from runtime_lab.allocator import charts as ca
-from runtime_lab.allocator import frames as fa
+from runtime_lab.allocator.report import charts as ca
+from runtime_lab.allocator.report import frames as fa
 
 
 def test_steps_frame_and_long_form():

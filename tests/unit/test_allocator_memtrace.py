@@ -9,7 +9,7 @@ import pickle
 import h200data
 import pytest
 
-from runtime_lab.allocator import memtrace
+from runtime_lab.allocator.run import memtrace
 
 MIB = 2**20
 
@@ -121,7 +121,7 @@ def test_the_probe_keeps_a_snapshot_with_segments_beside_the_end_one(
     the final empty_cache is written, named, loadable and recorded on the scenario's info."""
     import torch
 
-    from runtime_lab.allocator.probe import Probe
+    from runtime_lab.allocator.run.probe import Probe
 
     probe = Probe(torch.device("cpu"), tmp_path, max_entries=20000)
     probe.keep_segments("sequence")  # on CPU: nothing to keep

@@ -6,9 +6,9 @@ import pytest
 import torch
 from callorder import TIMED, TOOL, CallOrder
 
-from runtime_lab.allocator import run as allocator_run
-from runtime_lab.allocator import scenarios as sc
-from runtime_lab.allocator.probe import Probe
+from runtime_lab.allocator.run import experiment as allocator_run
+from runtime_lab.allocator.run import scenarios as sc
+from runtime_lab.allocator.run.probe import Probe
 from runtime_lab.lab.base import Context
 from runtime_lab.spec import build_spec
 

@@ -11,8 +11,8 @@ from allocatordata import run as _run
 from vegaspec import walk
 
 from runtime_lab import registry
-from runtime_lab.allocator import peak_frames as pf
-from runtime_lab.allocator import report_workload as rw
+from runtime_lab.allocator.report import peak as pf
+from runtime_lab.allocator.report import workload as rw
 from runtime_lab.allocator.result import AllocatorResult, WorkloadPeak
 from runtime_lab.results import from_plain, to_plain
 
@@ -151,7 +151,7 @@ class _Probe:
 
 
 def test_peak_above_reads_before_resets_then_calls():
-    from runtime_lab.allocator.run_work import peak_above
+    from runtime_lab.allocator.run.work import peak_above
 
     probe = _Probe()
 

@@ -10,9 +10,9 @@ from fusiondata import timing as _timing
 from fusiondata import with_clocks as _new
 
 from runtime_lab import registry
-from runtime_lab.fusion import clocks as fclocks
-from runtime_lab.fusion.charts_clocks import clocks_chart
-from runtime_lab.fusion.figures import ceiling, figures, key_figures, naive_speedup
+from runtime_lab.fusion.report import clocks as fclocks
+from runtime_lab.fusion.report.clock_chart import clocks_chart
+from runtime_lab.fusion.report.figures import ceiling, figures, key_figures, naive_speedup
 from runtime_lab.view import charts, frames
 
 INDUCTOR_GBPS = FUSED_BYTES / 1e-3 / 1e9

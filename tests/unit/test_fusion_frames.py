@@ -6,9 +6,9 @@ from fusiondata import result as _result
 from fusiondata import run as _run
 
 from runtime_lab import registry
-from runtime_lab.fusion import charts as charts_fusion
-from runtime_lab.fusion import frames as ff
-from runtime_lab.fusion.figures import figures
+from runtime_lab.fusion.report import charts as charts_fusion
+from runtime_lab.fusion.report import frames as ff
+from runtime_lab.fusion.report.figures import figures
 from runtime_lab.fusion.result import (
     CompileLatency,
 )
@@ -179,7 +179,7 @@ def test_graph_compatibility_not_asked_says_why_on_a_gpu():
 
 
 def test_the_report_computes_its_figures_once(monkeypatch):
-    from runtime_lab.fusion import figures as fusion_figures
+    from runtime_lab.fusion.report import figures as fusion_figures
 
     calls = []
     real = fusion_figures.ceiling

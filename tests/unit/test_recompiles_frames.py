@@ -9,9 +9,9 @@ from recompilesdata import run as _run
 from recompilesdata import static_mode as _static
 
 from runtime_lab import registry
-from runtime_lab.recompiles import charts as cr
-from runtime_lab.recompiles import frames as fr
-from runtime_lab.recompiles.figures import figures, mode_order
+from runtime_lab.recompiles.report import charts as cr
+from runtime_lab.recompiles.report import frames as fr
+from runtime_lab.recompiles.report.figures import figures, mode_order
 
 
 def test_calls_frame_is_tidy_and_ordered():

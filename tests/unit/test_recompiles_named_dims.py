@@ -5,10 +5,10 @@ from recompilesdata import rms_norm_result
 from recompilesdata import run as as_run
 
 from runtime_lab.cli.main import _spec_from, build_parser
-from runtime_lab.recompiles import expect
-from runtime_lab.recompiles import report as recompiles_report
-from runtime_lab.recompiles import report_workload as rw
-from runtime_lab.recompiles.frames import calls_frame
+from runtime_lab.recompiles.report import build as recompiles_report
+from runtime_lab.recompiles.report import expect
+from runtime_lab.recompiles.report import workload as rw
+from runtime_lab.recompiles.report.frames import calls_frame
 from runtime_lab.registry import summary
 from runtime_lab.shapes import PRESETS, growing, parse_sequence, varying
 from runtime_lab.spec import SpecError, build_spec
@@ -153,7 +153,7 @@ def test_a_count_off_the_rules_says_so():
 
 
 def _figures(result):
-    from runtime_lab.recompiles.figures import figures
+    from runtime_lab.recompiles.report.figures import figures
 
     return figures(result)
 

@@ -8,11 +8,11 @@ from recompilesdata import run as _run
 from recompilesdata import whatif as _whatif
 
 from runtime_lab import registry
-from runtime_lab.recompiles import charts as cr
-from runtime_lab.recompiles import compare as rc
 from runtime_lab.recompiles import cudagraph_calls as cg
-from runtime_lab.recompiles import frames as fr
-from runtime_lab.recompiles.figures import MODE_ORDER, figures, mode_order
+from runtime_lab.recompiles.report import charts as cr
+from runtime_lab.recompiles.report import compare as rc
+from runtime_lab.recompiles.report import frames as fr
+from runtime_lab.recompiles.report.figures import MODE_ORDER, figures, mode_order
 from runtime_lab.recompiles.result import RecompilesResult
 from runtime_lab.results import from_plain, to_plain
 

@@ -4,8 +4,8 @@ import pytest
 
 from runtime_lab import registry
 from runtime_lab.results import Timing, from_plain, stats, to_plain
-from runtime_lab.streams import charts as streams_charts
-from runtime_lab.streams import frames as streams_frames
+from runtime_lab.streams.report import charts as streams_charts
+from runtime_lab.streams.report import frames as streams_frames
 from runtime_lab.streams.result import StreamsResult
 from runtime_lab.view import charts, fmt, frames
 

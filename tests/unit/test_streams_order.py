@@ -10,9 +10,9 @@ from callorder import TIMED, TOOL, CallOrder
 
 from runtime_lab.lab.base import Context
 from runtime_lab.spec import build_spec
-from runtime_lab.streams import run as streams_run
-from runtime_lab.streams import run_lab, side_op
 from runtime_lab.streams.result import HIDDEN_DEPENDENCY_LABEL, VariantResult
+from runtime_lab.streams.run import cuda_parts, side_op
+from runtime_lab.streams.run import experiment as streams_run
 
 
 def _variant(name: str) -> VariantResult:
@@ -33,7 +33,7 @@ class _FakeOverlap:
 def _fake_cuda_parts(monkeypatch, order: CallOrder) -> None:
     """Everything _run calls that needs a GPU, replaced by fakes that log when they are called."""
     log = order.log.append
-    monkeypatch.setattr(run_lab, "cycles_per_ms", lambda device: 1000.0)
+    monkeypatch.setattr(cuda_parts, "cycles_per_ms", lambda device: 1000.0)
     monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: None)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
 
@@ -64,15 +64,17 @@ def _fake_cuda_parts(monkeypatch, order: CallOrder) -> None:
 
         yield Prof()
 
-    monkeypatch.setattr(run_lab, "run_trials", trials)
-    monkeypatch.setattr(run_lab, "time_overlap", overlap)
-    monkeypatch.setattr(run_lab, "OverlapWork", lambda *a: _FakeOverlap(order))
-    monkeypatch.setattr(run_lab, "host_blocking", blocking)
-    monkeypatch.setattr(run_lab, "event_timing", event_timing)
-    monkeypatch.setattr(run_lab, "warm_profiler", lambda acts, fn: log(TOOL + "profiler warm-up"))
-    monkeypatch.setattr(run_lab, "profile", profile)
-    fns = {n: (lambda w, n=n: log(f"profiled: variant {n}")) for n in run_lab.VARIANT_FUNCTIONS}
-    monkeypatch.setattr(run_lab, "VARIANT_FUNCTIONS", fns)
+    monkeypatch.setattr(cuda_parts, "run_trials", trials)
+    monkeypatch.setattr(cuda_parts, "time_overlap", overlap)
+    monkeypatch.setattr(cuda_parts, "OverlapWork", lambda *a: _FakeOverlap(order))
+    monkeypatch.setattr(cuda_parts, "host_blocking", blocking)
+    monkeypatch.setattr(cuda_parts, "event_timing", event_timing)
+    monkeypatch.setattr(
+        cuda_parts, "warm_profiler", lambda acts, fn: log(TOOL + "profiler warm-up")
+    )
+    monkeypatch.setattr(cuda_parts, "profile", profile)
+    fns = {n: (lambda w, n=n: log(f"profiled: variant {n}")) for n in cuda_parts.VARIANT_FUNCTIONS}
+    monkeypatch.setattr(cuda_parts, "VARIANT_FUNCTIONS", fns)
 
 
 def test_cuda_parts_time_everything_before_the_profiler(monkeypatch):
@@ -82,7 +84,7 @@ def test_cuda_parts_time_everything_before_the_profiler(monkeypatch):
         "streams", "64x64", device="cpu", options={"variant": "correct,serial", "trials": 5}
     )
     op = side_op.load(spec, torch.device("cpu"), torch.Generator().manual_seed(0))
-    found = run_lab._run(spec, Context(torch.device("cpu"), lambda *a: None), op, None, None)
+    found = cuda_parts._run(spec, Context(torch.device("cpu"), lambda *a: None), op, None, None)
     order.assert_timed_first()
     assert order.timed() == [
         TIMED + "variant correct",
@@ -103,15 +105,15 @@ def test_a_workloads_overlap_cases_run_it_at_its_small_shape_and_the_specs(monke
     order = CallOrder(monkeypatch)
     _fake_cuda_parts(monkeypatch, order)
     built = []
-    real = run_lab.Chain
+    real = cuda_parts.Chain
     monkeypatch.setattr(
-        run_lab, "Chain", lambda inputs, fn: built.append(inputs) or real(inputs, fn)
+        cuda_parts, "Chain", lambda inputs, fn: built.append(inputs) or real(inputs, fn)
     )
     options = {"workload": "rms_norm", "variant": "correct", "trials": 2}
     spec = build_spec("streams", "64x128", device="cpu", options=options)
     op = side_op.load(spec, torch.device("cpu"), torch.Generator().manual_seed(0))
     assert op.names == ("x", "w") and op.fresh == 1  # the activation is rewritten, w stays
-    found = run_lab._run(spec, Context(torch.device("cpu"), lambda *a: None), op, None, None)
+    found = cuda_parts._run(spec, Context(torch.device("cpu"), lambda *a: None), op, None, None)
     shapes = [(c.label, c.size, c.shape) for c in found["overlap"]]
     assert shapes == [
         ("small kernels", 0, (1024, 1024)),  # rms_norm's CPU-sized shape

@@ -12,11 +12,13 @@ import torch
 from runtime_lab.lab.base import Context
 from runtime_lab.results import Timing
 from runtime_lab.spec import SpecError, build_spec
-from runtime_lab.streams import figures, report, side_op
-from runtime_lab.streams import run as streams_run
-from runtime_lab.streams.overlap import Chain, OverlapWork, event_timing
+from runtime_lab.streams.report import build as report
+from runtime_lab.streams.report import figures
 from runtime_lab.streams.result import OverlapCase, StreamsResult, VariantResult
-from runtime_lab.streams.variants import VARIANT_FUNCTIONS, Workload, run_trials
+from runtime_lab.streams.run import experiment as streams_run
+from runtime_lab.streams.run import side_op
+from runtime_lab.streams.run.overlap import Chain, OverlapWork, event_timing
+from runtime_lab.streams.run.variants import VARIANT_FUNCTIONS, Workload, run_trials
 
 
 class _Stream:
@@ -199,7 +201,7 @@ def test_the_spin_budget_is_half_the_job_timeout(monkeypatch):
     """check_budget runs before any CUDA work. It read a config function removed in 30c763d,
     so every CUDA streams job raised AttributeError there; no CPU test reached it."""
     from runtime_lab.lab.base import Refused
-    from runtime_lab.streams.run_lab import check_budget
+    from runtime_lab.streams.run.cuda_parts import check_budget
 
     monkeypatch.setenv("RUNTIME_LAB_JOB_TIMEOUT_S", "10")
     # 9 orderings × trials × 2 spins × 1 ms: 200 trials spin 3.6 s, 400 trials 7.2 s

@@ -3,8 +3,9 @@
 from dataclasses import replace
 from pathlib import Path
 
-from runtime_lab.streams import sync_frames, trace
+from runtime_lab.streams.report import sync as sync_frames
 from runtime_lab.streams.result import Mark, StreamsResult, SyncRecord, Timeline, VariantResult
+from runtime_lab.streams.run import trace
 
 RAW = Path(__file__).parents[1] / "fixtures" / "h200" / "sync-events-raw.json.gz"
 
@@ -104,7 +105,7 @@ def test_no_records_or_no_switch_are_said_not_drawn():
 
 
 def test_sync_records_are_drawn_on_the_timeline():
-    from runtime_lab.streams import charts, frames
+    from runtime_lab.streams.report import charts, frames
 
     rows = frames.timeline_rows("correct", _timeline((_wait("side", 21, 3.1),)))
     synced = rows[rows["kind"] == "profiler sync"]

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from runtime_lab.streams import trace as streamtrace
 from runtime_lab.streams.info import STREAM_VARIANTS
 from runtime_lab.streams.result import KernelSpan
+from runtime_lab.streams.run import trace as streamtrace
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "h200"
 LAB_TRACE = FIXTURES / "streams-lab-trace.json.gz"

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from runtime_lab.lab import profiling
-from runtime_lab.streams import run_lab
-from runtime_lab.streams import trace as streamtrace
+from runtime_lab.streams.run import cuda_parts
+from runtime_lab.streams.run import trace as streamtrace
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "h200"
 
@@ -81,15 +81,17 @@ def test_step_ranges_change_no_lane_mark_or_kernel_row(name, tmp_path):
 
 
 def test_streams_trace_has_a_step_per_section_and_the_same_sections(monkeypatch, tmp_path):
-    """run_lab._profile's real profiler session on CPU (the CUDA calls replaced by CPU work)."""
+    """cuda_parts._profile's real profiler session on CPU (the CUDA calls replaced by CPU work)."""
     x = torch.randn(16, 16)
-    monkeypatch.setattr(run_lab, "ACTIVITIES", [torch.profiler.ProfilerActivity.CPU])
+    monkeypatch.setattr(cuda_parts, "ACTIVITIES", [torch.profiler.ProfilerActivity.CPU])
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
-    monkeypatch.setattr(run_lab, "VARIANT_FUNCTIONS", {"a": lambda w: x @ x, "b": lambda w: x + x})
-    monkeypatch.setattr(run_lab, "host_blocking", lambda *args: x.sum())
+    monkeypatch.setattr(
+        cuda_parts, "VARIANT_FUNCTIONS", {"a": lambda w: x @ x, "b": lambda w: x + x}
+    )
+    monkeypatch.setattr(cuda_parts, "host_blocking", lambda *args: x.sum())
 
     trace = tmp_path / "streams.json"
-    run_lab._profile(SimpleNamespace(delay_cycles=0, x=x), ["a", "b"], [], trace)
+    cuda_parts._profile(SimpleNamespace(delay_cycles=0, x=x), ["a", "b"], [], trace)
     data = json.loads(trace.read_text())
     assert data["distributedInfo"]["rank"] == 0
     events = data["traceEvents"]

@@ -1,0 +1,1 @@
+"""The server side of allocator: key figures, frames, charts, the report and compare (no torch)."""

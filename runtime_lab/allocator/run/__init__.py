@@ -1,0 +1,1 @@
+"""The worker side of allocator: what executes under torch, in the worker and its child programs."""

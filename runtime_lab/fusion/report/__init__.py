@@ -1,0 +1,1 @@
+"""The server side of fusion: key figures, frames, charts, the report and compare (no torch)."""

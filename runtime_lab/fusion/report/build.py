@@ -1,0 +1,265 @@
+"""The fusion run's report: headline, key metrics, charts, tables, notes, code and downloads."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+
+from runtime_lab.compiler import frames as cf
+from runtime_lab.fusion.report import charts as fc
+from runtime_lab.fusion.report import checks
+from runtime_lab.fusion.report import frames as ff
+from runtime_lab.fusion.report import kernel_table as fk
+from runtime_lab.fusion.report import kernel_views as rk
+from runtime_lab.fusion.report import notes as report_notes
+from runtime_lab.fusion.report import workload as rw
+from runtime_lab.fusion.report.charts import fmt_seconds
+from runtime_lab.fusion.report.figures import FusionFigures, figures
+from runtime_lab.fusion.report.roofline import roofline_chart, roofline_frame, roofs_frame
+from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
+from runtime_lab.report import Metric, Report, run_json_download
+from runtime_lab.view import charts
+from runtime_lab.view.fmt import fmt_ms
+
+
+def _count(value: float | None) -> str:
+    return "—" if value is None else f"{value:g}"
+
+
+def _kernels_word(value: float | None) -> str:
+    return f"{_count(value)} kernel" + ("" if value == 1 else "s")
+
+
+def _headline(result: FusionResult, key: Mapping[str, Any], by: dict[str, ModeResult]) -> str:
+    device = "CPU" if result.device == "cpu" else result.device
+    named = f" {result.variant}" if rw.catalog_run(result) or result.variant != "pointwise" else ""
+    head = f"fusion{named} {device} {'x'.join(map(str, result.shape))} {result.dtype}"
+    eager, compiled = by.get("eager"), key["compiled_mode"]
+    if not compiled:
+        return f"{head}: no compiled mode ran"
+    text = f"{head}: {compiled} {_kernels_word(by[compiled].kernel_count)}"
+    if eager and eager.ran:
+        text += f" vs eager {_count(eager.kernel_count)}"
+    speedup = key["measured_speedup"]
+    if speedup:
+        if 0.95 <= speedup < 1.05:
+            pace = f"as fast as eager ({speedup:.2f}×)"
+        else:
+            pace = f"{speedup:.1f}× faster" if speedup > 1 else f"{1 / speedup:.1f}× slower"
+        text += f", {pace}"
+    return text
+
+
+def _metrics(key: Mapping[str, Any], modes, by: dict[str, ModeResult]) -> list[Metric]:
+    compiled = key["compiled_mode"]
+    best = modes.dropna(subset=["ceiling_pct"])
+    best = best.loc[best["ceiling_pct"].idxmax()] if not best.empty else None
+    diff = key["max_abs_diff"]
+    measured = key["measured_speedup"]
+    ceiling = key["copy_ceiling_gbps"]
+    eager_transfers = by["eager"].transfers_per_element if "eager" in by else EAGER_TRANSFERS
+    return [
+        Metric("eager kernels/call", _count(by["eager"].kernel_count) if "eager" in by else "—"),
+        Metric(
+            f"{compiled or 'compiled'} kernels/call",
+            _count(by[compiled].kernel_count) if compiled else "—",
+        ),
+        Metric(
+            "max |mode − eager|",
+            "—" if diff is None else f"{diff:.3e}",
+            "largest elementwise difference of any mode's output from eager's",
+        ),
+        Metric(
+            "cold compile",
+            "—" if key["cold_compile_s"] is None else fmt_seconds(key["cold_compile_s"]),
+            "first call with empty Inductor and Triton caches",
+        ),
+        Metric(
+            "warm-cache compile",
+            "—"
+            if key["warm_cache_compile_s"] is None
+            else fmt_seconds(key["warm_cache_compile_s"]),
+            "first call after a reset, with the persistent cache on disk",
+        ),
+        Metric(
+            "warm-process call",
+            "—" if key["warm_process_s"] is None else fmt_ms(key["warm_process_s"] * 1e3),
+            "a second call in the same process: guard checks and the run only",
+        ),
+        Metric(
+            "speed-up: measured vs predicted",
+            f"{'—' if measured is None else f'{measured:.2f}×'} vs {key['predicted_speedup']:.2f}×",
+            "predicted from the bytes model (eager's op list over the ideal bytes), if both are "
+            "bound by memory bandwidth"
+            if "ideal_bytes" in key
+            else f"predicted from the bytes model ({eager_transfers} vs {FUSED_TRANSFERS} element "
+            "transfers), if both are bound by memory bandwidth",
+        ),
+        Metric(
+            "copy ceiling",
+            "—" if ceiling is None else f"{ceiling:.1f} GB/s",
+            "measured device copy bandwidth (read + write bytes) on a buffer far past the caches",
+        ),
+        Metric(
+            "best % of ceiling",
+            "—" if best is None else f"{best['ceiling_pct']:.0f} % ({best['mode']})",
+            "achieved GB/s from the bytes model over the best measured ceiling",
+        ),
+    ]
+
+
+# a title's first words -> its tab (report.TAB_ORDER); the modes table is the timing summary
+TAB_OF = (
+    ("Kernel", "Kernels"),
+    ("Compile", "Compile"),
+    ("Evidence", "Compile"),
+    ("Generated code", "Compile"),
+    ("Guards", "Compile"),
+    ("Steady-state", "Timing"),
+    ("Three clocks", "Timing"),
+    ("Bandwidth", "Timing"),
+    ("Roofline", "Timing"),
+    ("Sweep", "Timing"),
+    ("Modes", "Timing"),
+)
+
+
+def _tabs(titles: list[str]) -> dict[str, str]:
+    return {t: next((tab for start, tab in TAB_OF if t.startswith(start)), "Raw") for t in titles}
+
+
+def _charts(
+    result, fig: FusionFigures, modes, kernels, compile_long, clock_chart
+) -> list[tuple[str, alt.TopLevelMixin]]:
+    found: list[tuple[str, alt.TopLevelMixin]] = []
+    best, source = fig.ceiling_gbps, fig.ceiling_source
+    if not kernels.empty:
+        found.append(
+            (
+                "Kernels per call (profiler; stacked by kernel, launches at the bar end)",
+                fc.kernel_chart(kernels, [m.mode for m in result.modes]),
+            )
+        )
+    if not compile_long.empty:
+        found.append(("Compile latency: first call by phase", fc.compile_chart(compile_long)))
+    if modes["achieved_gbps"].notna().any():
+        found.append(
+            (
+                f"Bandwidth: achieved GB/s against the {source} ceiling",
+                fc.roofline_chart(modes, best, source),
+            )
+        )
+    points = roofline_frame(result, fig.modes)
+    if not points.empty:
+        memory = best if best else None
+        roofs = roofs_frame(points, memory, result.matmul_tflops)
+        found.append(
+            (
+                "Roofline: achieved TFLOP/s against arithmetic intensity (measured roofs)",
+                roofline_chart(points, roofs, result.peak_tflops),
+            )
+        )
+    samples = ff.timing_samples(result)
+    if not samples.empty:
+        found.append(
+            (
+                "Steady-state time per call (every sample; ◆ median, bar = IQR)",
+                charts.timing_chart(samples, ff.timing_summary(result)),
+            )
+        )
+    if clock_chart is not None:
+        found.append(
+            ("Three clocks: median per mode and clock (bar = IQR; × = flagged)", clock_chart)
+        )
+    sweep = ff.sweep_frame(result)
+    if not sweep.empty:
+        found.append(("Sweep: time per call against size", fc.sweep_time_chart(sweep)))
+        found.append(
+            (
+                "Sweep: achieved GB/s against size",
+                fc.sweep_gbps_chart(sweep, best, source),
+            )
+        )
+    return found
+
+
+def _downloads(run, result, kernels) -> list[tuple[str, str, bytes, str]]:
+    found = [run_json_download(run)]
+    if not kernels.empty:
+        found.append(
+            ("Kernels CSV", "kernels.csv", kernels.to_csv(index=False).encode(), "text/csv")
+        )
+    for m in result.modes:
+        if m.trace_file and Path(m.trace_file).is_file():
+            data = Path(m.trace_file).read_bytes()
+            found.append((f"Trace: {m.mode}", f"{m.mode}-trace.json", data, "application/json"))
+    for m in result.modes:
+        if m.mode != "cuda-graph-inductor":  # it shares the inductor mode's files
+            found += cf.downloads(m.mode, m.compile_evidence)
+    return found
+
+
+def _readable(frame):
+    """Without the columns this device never fills (e.g. grid and registers on CPU)."""
+    return frame.dropna(axis="columns", how="all")
+
+
+def build(run: dict[str, Any], result: FusionResult) -> Report:
+    resources = fk.resources_frame(result)
+    fig = figures(result, resources)  # once: every part below reads its figures from here
+    key = fig.summary
+    by = {m.mode: m for m in result.modes}
+    modes = ff.modes_frame(result, fig.modes)
+    kernels = ff.kernels_frame(result)
+    compile_long = ff.compile_frame(result)
+    checked = [m for m in result.modes if m.tolerance_passed is not None]
+    ok = any(m.ran for m in result.modes) and all(m.tolerance_passed for m in checked)
+    shown = kernels.drop(columns="kernel") if kernels["kernel"].equals(kernels["name"]) else kernels
+    kernel_views = rk.views(result, fig, modes, resources)  # occupancy; the long-chain what-if
+    tables = [("Modes", _readable(modes)), ("Kernels", _readable(shown)), *kernel_views.tables]
+    clock_table, clock_chart = checks.clock_views(fig.clocks)
+    if clock_table is not None:
+        tables.append(("Three clocks", clock_table))
+    if not compile_long.empty:
+        tables.append(("Compile latency (own seconds per phase)", ff.compile_table(compile_long)))
+    evidence = ff.evidence_table(result, fig.modes)
+    if not evidence.empty:
+        tables.append(("Evidence: the deployment checklist per compiled mode", evidence))
+    traced = [(m.mode, m.compile_evidence) for m in result.modes if m.compile_evidence]
+    sources = cf.kernel_sources((m.mode, m.compile_evidence, m.kernels) for m in result.modes)
+    if not sources.empty:
+        tables.append(("Kernels joined to their source (Inductor provenance)", _readable(sources)))
+    if traced:
+        tables.append(("Compile ids (structured compile trace)", cf.compile_ids(traced)))
+    code = tuple(
+        (f"Generated code: {m.mode}", "python", m.generated_code)
+        for m in result.modes
+        if m.generated_code
+    ) + tuple(
+        (f"Guards per compile id: {mode}", "text", text)
+        for mode, found in traced
+        if (text := cf.guard_text(found))
+    )
+    charts = (
+        *_charts(result, fig, modes, kernels, compile_long, clock_chart),
+        *kernel_views.charts,
+    )
+    return Report(
+        headline=_headline(result, key, by),
+        ok=ok,
+        metrics=(*_metrics(key, modes, by), *rw.metrics(result, fig), *checks.metrics(result, fig)),
+        charts=charts,
+        tables=tuple(tables),
+        tabs=_tabs([t for t, *_ in (*charts, *tables, *code)]),
+        notes=(
+            *rw.notes(result, fig),
+            *report_notes.notes(run, result, key, modes, compile_long),
+            *kernel_views.notes,
+        ),
+        downloads=tuple(_downloads(run, result, kernels)),
+        code=code,
+        warnings=tuple(checks.warnings(result, fig, modes)),
+    )

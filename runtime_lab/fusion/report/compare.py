@@ -1,0 +1,184 @@
+"""Fusion runs side by side: its figures' names, their raw samples, the overlaid charts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from runtime_lab.compare import charts as cc
+from runtime_lab.fusion.info import FUSION_MODES
+from runtime_lab.fusion.report import frames as ff
+from runtime_lab.fusion.report.figures import ceiling, mode_figures
+from runtime_lab.fusion.result import FusionResult
+
+
+def _clock(rest: str) -> str:
+    mode, _, clock = rest.partition(".")  # clock names have dots of their own
+    return f"{mode} median under {clock}"
+
+
+LABELS: dict[str, Any] = {
+    "steady_state_ms": "{} steady-state time",
+    "achieved_gbps": "{} achieved bandwidth",
+    "loop_us_per_call": "{} time per call in a loop",
+    "clocks": _clock,
+    "cold_compile_s": "cold compile",
+    "warm_cache_compile_s": "warm-cache compile",
+    "warm_process_s": "warm-process first call",
+    "fresh_process_s": "fresh-process first call",
+    "mega_cache_s": "mega-cache load + compile in a fresh process",
+    "mega_cache_artifact_bytes": "mega-cache artefact size",
+    "measured_speedup": "measured speed-up (eager ÷ compiled)",
+    "naive_speedup": "naive A/B speed-up",
+    "cuda_graph_loop_speedup": "CUDA-graph loop speed-up",
+    "cuda_graph_inductor_loop_speedup": "CUDA-graph inductor loop speed-up",
+    "max_abs_diff": "max |Δ| against eager",
+    "copy_ceiling_gbps": "copy ceiling",
+    "ceiling_gbps": "bandwidth ceiling",
+    "add_gbps": "add bandwidth",
+    "theoretical_gbps": "theoretical bandwidth",
+    "max_ceiling_pct": "best share of the ceiling",
+    "kernel_registers": "{} registers per thread (its longest kernel)",
+    "kernel_spilled_registers": "{} spilled registers (its longest kernel)",
+    "kernel_occupancy_pct": "{} theoretical occupancy (its longest kernel)",
+}
+UNITS = {"clocks": "ms"}  # {mode: {clock: median ms}}: the path names no unit
+IGNORED = ("predicted_speedup",)  # 11/3 in every run: the bytes model, not a measurement
+
+
+def samples(result: FusionResult) -> dict[str, tuple[float, ...]]:
+    """The raw samples behind each figure that is a median of them."""
+    found: dict[str, tuple[float, ...]] = {}
+    for mode in result.modes:
+        if mode.timing:
+            primary = mode.timing.primary_ms
+            found[f"steady_state_ms.{mode.mode}"] = primary
+            if mode.bytes_moved:
+                # GB/s of each call: a monotone map of its time, so its quartiles map too
+                gbps = tuple(mode.bytes_moved / (t / 1e3) / 1e9 for t in primary if t > 0)
+                found[f"achieved_gbps.{mode.mode}"] = gbps
+        if mode.loop_us_samples:
+            found[f"loop_us_per_call.{mode.mode}"] = mode.loop_us_samples
+        for clock in mode.clocks:
+            if clock.samples_ms:
+                found[f"clocks.{mode.mode}.{clock.clock}"] = clock.samples_ms
+    return found
+
+
+def _steady(result: FusionResult) -> pd.DataFrame:
+    """Each mode's median and quartiles in its primary clock (device time where there is one)."""
+    columns = ["mode", "clock", "median_ms", "q1_ms", "q3_ms", "count", "noisy"]
+    summary = ff.timing_summary(result)
+    if summary.empty:
+        return pd.DataFrame(columns=columns)
+    with_device = set(summary.loc[summary["clock"] == "device", "label"])
+    keep = summary[(summary["clock"] == "device") | ~summary["label"].isin(with_device)]
+    return keep.rename(columns={"label": "mode"})[columns]
+
+
+def _kernels(result: FusionResult) -> pd.DataFrame:
+    modes = ff.modes_frame(result, mode_figures(result, ceiling(result)[0]))
+    return modes[["mode", "status", "kernels_per_call", "steady_state_ms"]]
+
+
+def _compile(result: FusionResult) -> pd.DataFrame:
+    """One row per mode and scenario: the first call's seconds (the phases are the page's)."""
+    frame = ff.compile_frame(result).drop_duplicates(["mode", "scenario"])
+    frame = frame.dropna(subset=["first_call_s"])  # not measured: nothing to place on the axis
+    frame = frame.assign(row=frame["mode"] + " · " + frame["scenario"])
+    return frame[["row", "mode", "scenario", "first_call_s", "compiles", "fx_cache_hits"]]
+
+
+def _rank(values: Sequence[str], value: str) -> int:
+    return values.index(value) if value in values else len(values)
+
+
+def _compile_order(data: pd.DataFrame) -> list[str]:
+    """Rows in the modes' order, then the scenarios' (cold before warm)."""
+    pairs = set(zip(data.get("mode", ()), data.get("scenario", ()), strict=True))
+    ranked = sorted(
+        pairs, key=lambda p: (_rank(FUSION_MODES, p[0]), _rank(ff.SCENARIO_ORDER, p[1]))
+    )
+    return [f"{mode} · {scenario}" for mode, scenario in ranked]
+
+
+def charts(results: Sequence[tuple[str, FusionResult]]) -> list[tuple[str, Any]]:
+    """Steady-state time and kernels per call per mode, compile latency per scenario."""
+    runs = [name for name, _ in results]
+    steady = cc.with_run(results, _steady)
+    kernels = cc.with_run(results, _kernels)
+    first = cc.with_run(results, _compile)
+    run = alt.Tooltip("run:N")
+    steady_tip = [
+        run,
+        alt.Tooltip("mode:N"),
+        alt.Tooltip("clock:N"),
+        alt.Tooltip("median_ms:Q", format=".4f", title="median (ms)"),
+        alt.Tooltip("q1_ms:Q", format=".4f", title="q1 (ms)"),
+        alt.Tooltip("q3_ms:Q", format=".4f", title="q3 (ms)"),
+        alt.Tooltip("count:Q", title="samples"),
+        alt.Tooltip("noisy:N", title="noisy (IQR > 10 %)"),
+    ]
+    kernel_tip = [
+        run,
+        alt.Tooltip("mode:N"),
+        alt.Tooltip("status:N"),
+        alt.Tooltip("kernels_per_call:Q", format=".3~g", title="kernels per call"),
+        alt.Tooltip("steady_state_ms:Q", format=".4f", title="median ms per call"),
+    ]
+    compile_tip = [
+        run,
+        alt.Tooltip("mode:N"),
+        alt.Tooltip("scenario:N"),
+        alt.Tooltip("first_call_s:Q", format=".4f", title="first call (s)"),
+        alt.Tooltip("compiles:Q"),
+        alt.Tooltip("fx_cache_hits:Q", title="FX cache hits"),
+    ]
+    order = list(FUSION_MODES)
+    return cc.present(
+        [
+            (
+                "Steady-state time per call, by mode (median and IQR, log scale)",
+                cc.spread_points(
+                    steady,
+                    runs,
+                    y="mode",
+                    x="median_ms",
+                    low="q1_ms",
+                    high="q3_ms",
+                    x_title="ms per call (log)",
+                    tooltip=steady_tip,
+                    order=order,
+                ),
+            ),
+            (
+                "Kernels per call, by mode",
+                cc.grouped_bars(
+                    kernels,
+                    runs,
+                    y="mode",
+                    x="kernels_per_call",
+                    x_title="kernel launches per call",
+                    tooltip=kernel_tip,
+                    order=order,
+                ),
+            ),
+            (
+                "Compile latency per scenario (first call, log scale)",
+                cc.spread_points(
+                    first,
+                    runs,
+                    y="row",
+                    x="first_call_s",
+                    low="first_call_s",
+                    high="first_call_s",
+                    x_title="first call (s, log)",
+                    tooltip=compile_tip,
+                    order=_compile_order(first),
+                ),
+            ),
+        ]
+    )

@@ -1,0 +1,267 @@
+"""Derived fusion figures (no torch), computed once per run: per mode, the ceiling, key numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import pandas as pd
+
+from runtime_lab.fusion.report.clocks import clock_medians, clock_rows
+from runtime_lab.fusion.report.kernel_table import longest, resources_frame
+from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
+from runtime_lab.results import stats
+
+HOST_BOUND_FRACTION = 0.8  # issuing a call takes ≥ 80 % of its device time: the GPU waits on it
+
+
+@dataclass(frozen=True)
+class ModeFigures:
+    """One mode's figures; the timed ones stay None for a mode that was not timed."""
+
+    mode: str
+    ran: bool
+    error: str | None
+    steady_state_ms: float | None = None
+    iqr_ms: float | None = None
+    noisy: bool | None = None
+    samples: int | None = None
+    device_ms: float | None = None
+    host_ms: float | None = None
+    first_call_ms: float | None = None
+    loop_us_per_call: float | None = None
+    loop_host_us_per_call: float | None = None
+    verdict: str | None = None
+    speedup_vs_eager: float | None = None
+    achieved_gbps: float | None = None
+    ceiling_fraction: float | None = None
+    ceiling_pct: float | None = None
+    fewer_kernels_but_slower: bool = False
+    achieved_tflops: float | None = None  # the workload's FLOPs over the median time
+    intensity: float | None = None  # FLOPs per byte of this mode's bytes model
+
+
+@dataclass(frozen=True)
+class FusionFigures:
+    """Every figure of one fusion run, computed once and handed to its report and charts."""
+
+    ceiling_gbps: float | None  # the best measured bandwidth (the copy's in older runs)
+    ceiling_source: str  # what measured it
+    modes: tuple[ModeFigures, ...]
+    clocks: tuple[dict[str, Any], ...]  # per mode and clock: its ratio to the lab's, flagged
+    summary: Mapping[str, Any]  # the headline numbers under the names the CLI JSON promises
+
+
+def steady_ms(mode: ModeResult) -> float | None:
+    s = stats(mode.timing.primary_ms) if mode.timing else None
+    return s.median if s else None
+
+
+def ceiling(result: FusionResult) -> tuple[float | None, str]:
+    """The best measured bandwidth and what gave it (runs before the add figure: the copy)."""
+    if result.ceiling_gbps:
+        return result.ceiling_gbps, result.ceiling_source or "copy"
+    return result.copy_ceiling_gbps, "copy"
+
+
+def figures(result: FusionResult, resources: pd.DataFrame | None = None) -> FusionFigures:
+    """The run's figures (resources: fk.resources_frame(result), when the caller has it)."""
+    best, source = ceiling(result)
+    modes = mode_figures(result, best)
+    summary = _summary(result, modes, best, source, resources)
+    clocks = tuple(clock_rows(result))
+    return FusionFigures(best, source, modes, clocks, MappingProxyType(summary))
+
+
+def key_figures(result: FusionResult) -> dict[str, Any]:
+    """The CLI JSON's headline numbers (the registry's figures stage)."""
+    return dict(figures(result).summary)
+
+
+def mode_figures(result: FusionResult, best: float | None) -> tuple[ModeFigures, ...]:
+    """Per mode: medians, IQR, host vs device, verdict, speed-up, GB/s, share of `best` GB/s."""
+    by_mode = {m.mode: m for m in result.modes}
+    eager_ms = steady_ms(by_mode["eager"]) if "eager" in by_mode else None
+    eager_kernels = by_mode["eager"].kernel_count if "eager" in by_mode else None
+    flops = result.flops_per_call
+    return tuple(_mode(mode, eager_ms, eager_kernels, best, flops) for mode in result.modes)
+
+
+def _mode(mode: ModeResult, eager_ms, eager_kernels, best: float | None, flops: int) -> ModeFigures:
+    if not mode.timing:
+        return ModeFigures(mode.mode, mode.ran, mode.error)
+    primary, host = stats(mode.timing.primary_ms), stats(mode.timing.host_ms)
+    device = stats(mode.timing.device_ms)
+    gbps = mode.bytes_moved / (primary.median / 1e3) / 1e9
+    return ModeFigures(
+        mode=mode.mode,
+        ran=mode.ran,
+        error=mode.error,
+        steady_state_ms=primary.median,
+        iqr_ms=primary.iqr,
+        noisy=primary.noisy,
+        samples=primary.count,
+        device_ms=device.median if device else None,
+        host_ms=host.median,
+        first_call_ms=mode.timing.first_call_ms,
+        loop_us_per_call=mode.loop_us_per_call,
+        loop_host_us_per_call=mode.loop_host_us_per_call,
+        verdict=_verdict(device, host),
+        speedup_vs_eager=eager_ms / primary.median if eager_ms else None,
+        achieved_gbps=gbps,
+        ceiling_fraction=gbps / best if best else None,
+        ceiling_pct=100 * gbps / best if best else None,
+        fewer_kernels_but_slower=bool(
+            eager_ms
+            and eager_kernels
+            and mode.kernel_count is not None
+            and mode.kernel_count < eager_kernels
+            and primary.median > eager_ms
+        ),
+        achieved_tflops=flops / (primary.median / 1e3) / 1e12 if flops else None,
+        intensity=flops / mode.bytes_moved if flops and mode.bytes_moved else None,
+    )
+
+
+def _verdict(device, host) -> str:
+    if device is None:
+        return "CPU: synchronous calls (host time is the work)"
+    return "host-bound" if host.median >= HOST_BOUND_FRACTION * device.median else "device-bound"
+
+
+def _compiled(result: FusionResult) -> ModeResult | None:
+    fused = [m for m in result.modes if m.mode.startswith("inductor") and m.ran]
+    preferred = [m for m in fused if m.mode == "inductor"]
+    return (preferred or fused or [None])[0]
+
+
+def _latency(mode: ModeResult | None, scenario: str) -> float | None:
+    for c in mode.compile if mode else ():
+        if c.scenario == scenario:
+            return c.first_call_s
+    return None
+
+
+def naive_speedup(result: FusionResult) -> float | None:
+    """What an A/B without warm-up would claim: each arm's first call plus k = repeat calls,
+    eager's total over the compiled mode's, where the compiled first call is the one that
+    compiled in this job (its "first call" or warm-cache record; Timing.first_call_ms is taken
+    after the compile):  (eager first + k·eager median) / (compiled first + k·compiled median)."""
+    eager = next((m for m in result.modes if m.mode == "eager" and m.timing), None)
+    compiled = _compiled(result)
+    if eager is None or compiled is None or compiled.timing is None:
+        return None
+    k = compiled.timing.repeat
+    first = {c.scenario: c.first_call_s for c in compiled.compile}
+    compile_s = first.get("first call", first.get("warm-cache", first.get("cold")))
+    compiled_first = compile_s * 1e3 if compile_s is not None else compiled.timing.first_call_ms
+    naive_eager = eager.timing.first_call_ms + k * steady_ms(eager)
+    naive_compiled = compiled_first + k * steady_ms(compiled)
+    return naive_eager / naive_compiled if naive_compiled > 0 else None
+
+
+def _ratio(loops: dict[str, float | None], mode: str) -> float | None:
+    eager, other = loops.get("eager"), loops.get(mode)
+    return eager / other if eager and other else None
+
+
+def _summary(result, modes, best, source, resources) -> dict[str, Any]:
+    """Runs timed before profiling add clocks, naive_speedup and the best ceiling; an older
+    stored run keeps the summary it had."""
+    eager, compiled = next((m for m in result.modes if m.mode == "eager"), None), _compiled(result)
+    by = {f.mode: f for f in modes}
+    eager_ms = by["eager"].steady_state_ms if "eager" in by else None
+    compiled_ms = by[compiled.mode].steady_state_ms if compiled and compiled.mode in by else None
+    loops = {f.mode: f.loop_us_per_call for f in modes}
+    diffs = [m.max_abs_diff for m in result.modes if m.max_abs_diff is not None]
+    found = {
+        "eager_kernel_names": [k.name for k in eager.kernels] if eager else [],
+        "compiled_mode": compiled.mode if compiled else None,
+        "compiled_kernel_names": [k.name for k in compiled.kernels] if compiled else [],
+        "max_abs_diff": max(diffs) if diffs else None,
+        "cold_compile_s": _latency(compiled, "cold"),
+        "warm_cache_compile_s": _latency(compiled, "warm-cache"),
+        "warm_process_s": _latency(compiled, "warm-process"),
+        "fresh_process_s": _latency(compiled, "fresh-process"),
+        "steady_state_ms": {f.mode: f.steady_state_ms for f in modes},
+        "achieved_gbps": {f.mode: f.achieved_gbps for f in modes},
+        "copy_ceiling_gbps": result.copy_ceiling_gbps,
+        "predicted_speedup": predicted_speedup(result, eager),
+        "measured_speedup": eager_ms / compiled_ms if eager_ms and compiled_ms else None,
+        "loop_us_per_call": loops,
+        "cuda_graph_inductor_loop_speedup": _ratio(loops, "cuda-graph-inductor"),
+        "cuda_graph_loop_speedup": _ratio(loops, "cuda-graph"),
+    }
+    mega = (
+        next((c for c in compiled.compile if c.scenario == "mega-cache"), None)
+        if compiled
+        else None
+    )
+    if mega:  # only runs that asked for it: older runs keep the summary they had
+        found["mega_cache_s"] = mega.first_call_s
+        found["mega_cache_artifact_bytes"] = mega.artifact_bytes
+    if result.ideal_bytes:  # recorded since the workload catalog
+        found |= workload_figures(result, modes)
+    if result.device_limits:  # recorded with kernel resources: each mode's main kernel
+        found |= resource_figures(result, resources)
+    if result.timed_before_profiling:
+        pcts = [f.ceiling_pct for f in modes if f.ceiling_pct is not None]
+        found |= {
+            "clocks": clock_medians(result),
+            "naive_speedup": naive_speedup(result),
+            "ceiling_gbps": best,
+            "ceiling_source": source,
+            "add_gbps": result.add_gbps,
+            "theoretical_gbps": result.theoretical_gbps,
+            "max_ceiling_pct": max(pcts, default=None),
+        }
+    return found
+
+
+def predicted_speedup(result: FusionResult, eager: ModeResult | None) -> float | None:
+    """Eager's bytes over the ideal model's: the speed-up fusion promises if both are bound
+    by memory bandwidth (older runs: eager's element transfers over the fused 3)."""
+    if result.ideal_bytes:
+        return result.eager_bytes / result.ideal_bytes
+    return (eager.transfers_per_element if eager else EAGER_TRANSFERS) / FUSED_TRANSFERS
+
+
+def workload_figures(result: FusionResult, modes) -> dict[str, Any]:
+    """The catalog's figures (runs since the workload catalog): bytes, FLOPs, both ceilings."""
+    return {
+        "workload": result.variant,
+        "params": dict(result.params),
+        "bound": result.bound,
+        "ideal_bytes": result.ideal_bytes,
+        "eager_bytes": result.eager_bytes,
+        "flops_per_call": result.flops_per_call,
+        "arithmetic_intensity": (
+            result.flops_per_call / result.ideal_bytes if result.ideal_bytes else None
+        ),
+        "achieved_tflops": {f.mode: f.achieved_tflops for f in modes if f.achieved_tflops},
+        "matmul_tflops": result.matmul_tflops,
+        "peak_tflops": result.peak_tflops,
+    }
+
+
+def resource_figures(result: FusionResult, resources: pd.DataFrame | None = None) -> dict[str, Any]:
+    """Registers, spills and theoretical occupancy of each mode's kernel with the most time."""
+    main = longest(resources_frame(result) if resources is None else resources)
+    found: dict[str, Any] = {"variant": result.variant}
+    for key, column in (
+        ("kernel_registers", "registers_per_thread"),
+        ("kernel_spilled_registers", "spilled_registers"),
+        ("kernel_occupancy_pct", "occupancy_pct"),
+        ("kernel_limiting_resource", "limiting_resource"),
+    ):
+        found[key] = {r["mode"]: _plain(r[column]) for _, r in main.iterrows()}
+    return found
+
+
+def _plain(value: Any) -> Any:
+    """A frame cell as JSON wants it: NaN is None, numpy numbers are Python's."""
+    if value is None or value != value:
+        return None
+    return value.item() if hasattr(value, "item") else value

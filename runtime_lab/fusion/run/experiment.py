@@ -1,0 +1,246 @@
+"""Fusion & compile: a workload from the catalog, eager vs torch.compile modes, checked then timed."""
+
+from __future__ import annotations
+
+import torch
+
+from runtime_lab import config
+from runtime_lab.fusion.result import EagerOp, FusionResult, ModeResult
+from runtime_lab.fusion.run.clocks import PROFILED_CALLS, cross_check, profile_mode
+from runtime_lab.fusion.run.evidence import add_evidence
+from runtime_lab.fusion.run.latency import SUBPROCESS_NOTE, compile_latencies
+from runtime_lab.fusion.run.modes import GRAPH_MODES, INDUCTOR_MODES, build
+from runtime_lab.fusion.run.sweep import sweep
+from runtime_lab.lab import compile_tools as ct
+from runtime_lab.lab import device_limits, triton_meta
+from runtime_lab.lab.base import Context
+from runtime_lab.lab.ceiling import ceilings
+from runtime_lab.lab.compute_ceiling import matmul_tflops, peak_tflops
+from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure
+from runtime_lab.spec import RunSpec
+from runtime_lab.workloads import ops
+from runtime_lab.workloads.fit import spec_params
+from runtime_lab.workloads.registry import get
+
+__all__ = ["SUBPROCESS_NOTE", "estimate_bytes", "run"]
+FUSED = (*INDUCTOR_MODES, "cuda-graph-inductor")  # run Inductor's code: the ideal bytes model
+
+
+def estimate_bytes(spec: RunSpec) -> int:
+    # the workload's inputs, what eager writes, their float64 reference, one output per mode
+    modes = len(spec.option("modes").split(","))
+    flush = (CUDA_FLUSH_BYTES if spec.device != "cpu" else CPU_FLUSH_BYTES) if spec.l2_flush else 0
+    name = spec.option("workload")
+    return ops.footprint(name, spec.shape, spec.dtype, spec_params(spec), modes + 1) + flush
+
+
+def _compare(out: torch.Tensor, eager: torch.Tensor, ref64: torch.Tensor, tol: tuple) -> dict:
+    """Against eager under dtype-aware tolerances; failing that, a mode still passes when it is
+    no further from the float64 truth than eager is. In bf16/fp16 a fused kernel keeps fp32
+    intermediates and rounds once, so it can differ from eager by more than eager's own error
+    while being the more accurate of the two (seen on the H200: bf16 16384², diff 0.19)."""
+    rtol, atol = tol
+    diff = (out.double() - ref64).abs().max().item()
+    eager_diff = (eager.double() - ref64).abs().max().item()
+    close = bool(torch.allclose(out, eager, rtol=rtol, atol=atol))
+    return {
+        "max_abs_diff": (out.float() - eager.float()).abs().max().item(),
+        "max_abs_diff_fp64": diff,
+        "rel_err_fp64": diff / max(ref64.abs().max().item(), 1e-30),
+        "tolerance_passed": close or diff <= eager_diff + atol,
+    }
+
+
+def run_mode(mode: str, spec: RunSpec, made: dict, ctx: Context) -> tuple[ModeResult, object]:
+    """Build, check, then time a mode on the lab's clock; no profiler here (its loop and other
+    clocks come once every mode has its headline figure: run_clocks.cross_check). Returns
+    the result and the callable, which the job profiles once every timed phase is done. Its
+    compile is the first call's, caches as they are: the cold / warm-cache / warm-process
+    latencies come after every mode's steady state (compile_latencies), so a headline needs none."""
+    inputs, device = made["work"].inputs, ctx.device
+    moved = made["ideal_bytes"] if mode in FUSED else made["eager_bytes"]
+    base = {
+        "mode": mode,
+        # bytes per element of the first input: 11 and 3 for the seed's pointwise function
+        "transfers_per_element": round(moved / made["unit_bytes"]),
+        "bytes_moved": moved,
+    }
+    if mode in GRAPH_MODES and device.type != "cuda":
+        return ModeResult(ran=False, error="CUDA graphs need a GPU", **base), None
+    ct.clear_records()
+    code_mark = ct.code_modules()
+    compiles = []
+    ctx.progress(f"{mode}: first call", None, None)
+    fn = build(mode, spec, inputs)
+    first = ct.timed_call(fn, device)
+    if mode != "eager":
+        detail = "compile as configured (caches as they are; 0 compiles: already compiled)"
+        compiles = [ct.latency("first call", first, detail)]
+    out = fn().clone()
+    checks = _compare(out, made["eager_out"], made["ref64"], made["tolerance"])
+    graphs, breaks, reasons = ct.graph_info()
+    info = {
+        **base,
+        **checks,
+        "compile": tuple(compiles),
+        "unique_graphs": graphs if mode not in ("eager", *GRAPH_MODES) else None,
+        "graph_breaks": breaks if mode not in ("eager", *GRAPH_MODES) else None,
+        "break_reasons": reasons,
+        "generated_code": ct.generated_code(code_mark) if mode in INDUCTOR_MODES else None,
+        "cuda_graph_compatible": _graph_ok(mode, device),
+        "cudagraph_skip": ct.cudagraph_skip() if mode == "inductor-reduce-overhead" else None,
+    }
+    if not checks["tolerance_passed"]:  # correctness before timing: a wrong answer gets no speed
+        error = "output outside tolerance against eager: not timed"
+        return ModeResult(ran=False, error=error, **info), None
+    timing = measure(
+        fn,
+        device=device,
+        label=mode,
+        warmup=spec.warmup,
+        repeat=spec.repeat,
+        l2_flush=spec.l2_flush,
+        progress=ctx.progress,
+    )
+    if device.type == "cuda" and mode not in ("eager", "cuda-graph", "dynamo-eager"):
+        ctx.progress(f"{mode}: Triton kernel metadata (one untimed call)", None, None)
+        # one more untimed call: which Triton kernels it launches, with their metadata
+        info["triton_kernels"], info["triton_note"] = triton_meta.kernels(fn, code_mark)
+    return ModeResult(ran=True, timing=timing, **info), fn
+
+
+def _graph_ok(mode: str, device: torch.device) -> bool | None:
+    if device.type != "cuda":
+        return None
+    if mode == "inductor-reduce-overhead":
+        return ct.cudagraph_skip() is None
+    return True if mode in GRAPH_MODES else None
+
+
+def _prepare(spec: RunSpec, device: torch.device) -> dict:
+    """The workload's inputs, eager's answer with its op list, the float64 reference."""
+    work = ops.load(
+        spec.option("workload"), spec.shape, spec.dtype, device, spec.seed, spec_params(spec)
+    )
+    eager_out, eager_ops = ops.eager_call(work.fn, work.inputs)
+    first = work.inputs[0]
+    return {
+        "work": work,
+        "eager_out": eager_out,
+        "eager_ops": tuple(EagerOp(o.op, o.read_bytes, o.write_bytes) for o in eager_ops),
+        "eager_bytes": sum(o.read_bytes + o.write_bytes for o in eager_ops),
+        "ideal_bytes": ops.ideal_bytes(work, eager_out),
+        "unit_bytes": first.numel() * first.element_size(),
+        "ref64": ops.reference(work),
+        "tolerance": ops.tolerance(work, spec.dtype),
+        "flops": ops.flops(work),
+    }
+
+
+def run(spec: RunSpec, ctx: Context) -> FusionResult:
+    import torch._inductor.config as inductor_config
+
+    inductor_config.cpp.enable_kernel_profile = True  # name Inductor's C++ kernels in the profiler
+    device = ctx.device
+    made = _prepare(spec, device)
+    made["limits"] = device_limits.read(device)
+    made["notes"] = []
+    modes = spec.option("modes").split(",")
+    results, callables = [], {}
+    # Phase 1, every timed figure of the job: modes, the fresh processes, the sweep, the ceiling
+    for i, mode in enumerate(modes):
+        ctx.progress(f"mode {i + 1}/{len(modes)}: {mode}", i, len(modes))
+        try:
+            found, callables[mode] = run_mode(mode, spec, made, ctx)
+            results.append(found)
+        except Exception as exc:  # one mode failing (e.g. a compile error) must not hide the rest
+            error = f"{type(exc).__name__}: {exc}"[:2000]
+            results.append(ModeResult(mode=mode, ran=False, error=error))
+    del made["ref64"]
+    plain = spec.option("workload") == "pointwise"
+    if not plain and (spec.option("fresh_process") or spec.option("mega_cache")):
+        made["notes"].append(SUBPROCESS_NOTE)
+    points = sweep(spec, results, ctx, made["notes"]) if spec.option("sweep") else ()
+    _ceilings(spec, device, made, ctx)
+    # the headline is in (every steady state, the ceiling): a page can draw it now
+    ctx.phase("headline", _result(spec, device, results, points, made))
+    # still timed, still a clean process: each callable's back-to-back loop and other clocks.
+    # After the headline: on the H100 they took 0.6 s of the 0.8 s per mode before it.
+    results = [cross_check(r, callables.get(r.mode), device, ctx) for r in results]
+    inputs = made["work"].inputs
+    results = compile_latencies(results, spec, inputs, ctx, callables)
+    ctx.phase("evidence", _result(spec, device, results, points, made))
+    # Phase 2, the job's profiler sessions: after everything timed, on the same callables
+    for i, mode in enumerate(results):
+        if mode.ran and callables.get(mode.mode) is not None:
+            ctx.progress(f"{mode.mode}: profiling {PROFILED_CALLS} warm calls", i, len(results))
+            fused = mode.mode in FUSED
+            results[i] = profile_mode(mode, callables[mode.mode], device, made["eager_ops"], fused)
+    callables.clear()
+    results = _share_triton(results)
+    if spec.option("compile_trace"):
+        results = add_evidence(results, spec, inputs, ctx)
+    return _result(spec, device, results, points, made)
+
+
+def _ceilings(spec: RunSpec, device, made: dict, ctx: Context) -> None:
+    """The memory ceilings every run measures; a compute-bound workload's matmul too."""
+    ctx.progress("bandwidth ceiling (copy, add)", None, None)
+    made["ceiling"] = ceilings(device, config.data_dir())
+    made["compute"] = {}
+    if get(spec.option("workload")).bound == "compute":
+        ctx.progress("compute ceiling (matmul)", None, None)
+        dtype = made["work"].inputs[0].dtype
+        tflops, detail = matmul_tflops(device, dtype)
+        peak, peak_detail = peak_tflops(device, spec.dtype)
+        made["compute"] = {
+            "matmul_tflops": tflops,
+            "matmul_detail": detail,
+            "peak_tflops": peak,
+            "peak_detail": peak_detail,
+        }
+
+
+def _result(spec: RunSpec, device, results: list, points: tuple, made: dict) -> FusionResult:
+    """The job's result from what it has so far: at the phase boundary (timed, not yet
+    profiled or traced) and at its end."""
+    work = made["work"]
+    first, (limits, limits_note) = work.inputs[0], made["limits"]
+    rtol, atol = made["tolerance"]
+    return FusionResult(
+        device=str(device),
+        dtype=spec.dtype,
+        shape=spec.shape,
+        numel=first.numel(),
+        element_bytes=first.element_size(),
+        rtol=rtol,
+        atol=atol,
+        modes=tuple(results),
+        sweep=tuple(points),
+        notes=tuple(made["notes"]),
+        timed_before_profiling=True,
+        variant=spec.option("workload"),
+        params=tuple(sorted(work.params.items())),
+        bound=get(spec.option("workload")).bound,
+        ideal_bytes=made["ideal_bytes"],
+        eager_bytes=made["eager_bytes"],
+        eager_ops=made["eager_ops"],
+        flops_per_call=made["flops"],
+        device_limits=limits,
+        limits_note=limits_note,
+        **made["ceiling"],
+        **made["compute"],
+    )
+
+
+def _share_triton(results: list[ModeResult]) -> list[ModeResult]:
+    """cuda-graph-inductor replays the inductor mode's compiled code: when its own compile was
+    that mode's (cached, nothing loaded), it shares that mode's Triton metadata."""
+    from dataclasses import replace
+
+    by = {r.mode: r for r in results}
+    graph, inductor = by.get("cuda-graph-inductor"), by.get("inductor")
+    if not (graph and inductor and graph.ran and inductor.triton_kernels) or graph.triton_kernels:
+        return results
+    shared = replace(graph, triton_kernels=inductor.triton_kernels, triton_note=None)
+    return [shared if r is graph else r for r in results]

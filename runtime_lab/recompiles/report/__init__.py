@@ -1,0 +1,1 @@
+"""The server side of recompiles: key figures, frames, charts, the report and compare (no torch)."""

@@ -1,0 +1,1 @@
+"""The server side of streams: key figures, frames, charts, the report and compare (no torch)."""
