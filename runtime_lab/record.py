@@ -17,10 +17,11 @@ DOCUMENT, BUNDLE = "document", "bundle"
 _BOTH = frozenset({DOCUMENT, BUNDLE})
 
 
-def _field(default: Any = None, *, shown: frozenset[str] = _BOTH, null_in_bundle: bool = True):
-    """A Run field: where it appears; a bundle may be stricter than memory (a job not yet run
-    has no env or device, but every stored run has both). No default: `...`."""
-    meta = {"shown": shown, "null_in_bundle": null_in_bundle}
+def _field(default: Any = None, *, shown: frozenset[str] = _BOTH, stored_null: bool = True):
+    """A Run field: where it appears; whether a stored run (history's row, a bundle's run) may
+    hold None there, stricter than memory (a job not yet run has no env or device, but every
+    stored run has both). No default: `...`."""
+    meta = {"shown": shown, "stored_null": stored_null}
     return field(metadata=meta) if default is ... else field(default=default, metadata=meta)
 
 
@@ -38,11 +39,11 @@ class Run(Mapping[str, Any]):
     id: int | None = _field(None, shown=frozenset({DOCUMENT}))  # history's row; None until stored
     status: str = _field("")  # done | failed | cancelled; a job's also queued | running | refused
     spec: dict[str, Any] = _field(...)  # RunSpec.to_dict()
-    env: dict[str, Any] | None = _field(None, null_in_bundle=False)  # the worker's fingerprint
-    device: str | None = _field(None, null_in_bundle=False)  # where it ran: cpu, cuda:0, …
+    env: dict[str, Any] | None = _field(None, stored_null=False)  # the worker's fingerprint
+    device: str | None = _field(None, stored_null=False)  # where it ran: cpu, cuda:0, …
     result: dict[str, Any] | None = _field(None)
     error: str | None = _field(None)
-    created_at: float | None = _field(None, null_in_bundle=False)  # submitted; never None stored
+    created_at: float | None = _field(None, stored_null=False)  # submitted; never None stored
     started_at: float | None = _field(None)  # the worker's start where it said, else dispatched
     finished_at: float | None = _field(None)
     process_probe: dict[str, Any] | None = _field(None)  # job-start probe vs the worker's own
@@ -97,13 +98,11 @@ VIEWS: dict[str, tuple[str, ...]] = {
     view: tuple(f.name for f in fields(Run) if view in f.metadata["shown"])
     for view in (DOCUMENT, BUNDLE)
 }
-_HINTS = typing.get_type_hints(Run)
 
 
-def field_types(name: str) -> tuple[tuple[type, ...], bool]:
-    """(types a field's plain value may have, whether it may be None): a float field also
-    takes an int (JSON writes 1.0 as 1)."""
-    hint = _HINTS[name]
+def plain_types(hint: Any) -> tuple[tuple[type, ...], bool]:
+    """(types a plain value of this annotation may have, whether it may be None): a float
+    also takes an int (JSON writes 1.0 as 1)."""
     parts = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
     allowed: list[type] = []
     for part in parts:
@@ -152,16 +151,23 @@ def _as_json(value: Any) -> str:
     return text if len(text) <= 40 else f"{text[:40]}… ({len(text):,} characters)"
 
 
+def stored_rules(record: type = Run) -> tuple[tuple[str, tuple[type, ...], bool], ...]:
+    """(field, types, may be null) of each field of the record, in field order, as a stored run
+    holds it: what history's columns and a bundle's checks are derived from. `record` is Run
+    or a dataclass extending it; a field declared without _field may be null as its type says."""
+    hints = typing.get_type_hints(record)
+    return tuple(
+        (f.name, types_, null and f.metadata.get("stored_null", True))
+        for f in fields(record)
+        for types_, null in [plain_types(hints[f.name])]
+    )
+
+
 def json_fields() -> tuple[str, ...]:
     """Fields whose value is a JSON object (history stores them as text in `<name>_json`)."""
-    return tuple(name for name in FIELDS if dict in field_types(name)[0])
+    return tuple(name for name, types_, _ in stored_rules() if dict in types_)
 
 
 def bundle_rules() -> tuple[tuple[str, tuple[type, ...], bool], ...]:
     """(field, types, may be null) of each field a bundle's run carries."""
-    nulls = {f.name: f.metadata["null_in_bundle"] for f in fields(Run)}
-    return tuple(
-        (name, types_, null and nulls[name])
-        for name in VIEWS[BUNDLE]
-        for types_, null in [field_types(name)]
-    )
+    return tuple(rule for rule in stored_rules() if rule[0] in VIEWS[BUNDLE])

@@ -114,7 +114,7 @@ class JobManager:
                 return job_id
             lane = next(lane for lane in self.lanes if lane.plan is plan)
             self._jobs[job_id] = replace(job, lane=lane.name)
-            lane.queue.append(job_id)
+            lane.enqueue(job_id)
             self.lock.notify_all()
             return job_id
 
@@ -130,7 +130,7 @@ class JobManager:
             if job is None or job.state != "queued":
                 return job
             lane = self._lane(job.lane)
-            return replace(job, position=lane.queue.index(job_id) + 1) if lane else job
+            return replace(job, position=lane.position(job_id)) if lane else job
 
     def cancel(self, job_id: str) -> bool:
         """Cancel a queued job at once, or a running one by restarting its worker."""
@@ -139,7 +139,7 @@ class JobManager:
             if job is None or job.finished:
                 return False
             if job.state == "queued":
-                self._lane(job.lane).queue.remove(job_id)
+                self._lane(job.lane).withdraw(job_id)
                 self._finish(job_id, state="cancelled", error="cancelled before it ran")
             else:
                 self._cancel.add(job_id)
@@ -244,16 +244,13 @@ class JobManager:
         outcome["worker"] = {**outcome.get("worker", {}), "alongside": self._alongside(job_id)}
         recorded = self._record(job_id, outcome)
         with self.lock:
-            lane.running = None
+            lane.release()
             self._finish(job_id, **outcome, **recorded)
 
     def fail_lane(self, lane: Lane, error: str) -> None:
         """A lane's thread died: its running and queued jobs end failed with the reason."""
         with self.lock:
-            ids = ([lane.running] if lane.running else []) + list(lane.queue)
-            lane.queue.clear()
-            lane.running = None
-            for job_id in ids:
+            for job_id in lane.abandon():
                 self._finish(job_id, state="failed", error=error, stage="")
 
     # ---- the manager's own ------------------------------------------------------------

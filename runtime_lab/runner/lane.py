@@ -63,12 +63,12 @@ class Lane:
     def __init__(self, host: LaneHost, plan: LanePlan, pool: Any, eager: bool = True):
         self.host, self.plan, self.pool = host, plan, pool
         self.eager = eager  # start the worker at once (the server), or with its first job (CLI)
-        self.queue: deque[str] = deque()
+        self._queue: deque[str] = deque()  # job ids, FIFO: changed only through the methods below
         self.state = "starting" if eager else "not started"
         self.error: str | None = None
         self.restarts = 0
         self.env: dict[str, Any] = {}
-        self.running: str | None = None  # the job id it runs now
+        self._running: str | None = None  # the job id it runs now
         self.spare_due = True  # one spare attempt after each job (a failing start is not retried)
         self.spare_during_evidence = False  # and the next worker started meanwhile
         self.thread = threading.Thread(
@@ -80,8 +80,37 @@ class Lane:
         return self.plan.name
 
     @property
+    def running(self) -> str | None:
+        """The id of the job it runs now, if any."""
+        return self._running
+
+    @property
     def load(self) -> int:
-        return len(self.queue) + (self.running is not None)
+        return len(self._queue) + (self._running is not None)
+
+    # ---- its jobs, as the manager changes them (under the manager's lock) --------------
+    def enqueue(self, job_id: str) -> None:
+        """Queue a job behind the others; the caller wakes the dispatcher."""
+        self._queue.append(job_id)
+
+    def position(self, job_id: str) -> int:
+        """A queued job's place: 1 runs next."""
+        return self._queue.index(job_id) + 1
+
+    def withdraw(self, job_id: str) -> None:
+        """Take a queued job off the queue before it runs (it was cancelled)."""
+        self._queue.remove(job_id)
+
+    def release(self) -> None:
+        """Its running job is settled: the lane takes the next one."""
+        self._running = None
+
+    def abandon(self) -> list[str]:
+        """Empty the lane (its thread died): the ids of its running job, then its queued ones."""
+        ids = ([self._running] if self._running else []) + list(self._queue)
+        self._queue.clear()
+        self._running = None
+        return ids
 
     def status(self) -> dict[str, Any]:
         """Called under the manager's lock."""
@@ -100,7 +129,7 @@ class Lane:
             "replaced": self.pool.replaced,
             "spare_pid": self.pool.spare.pid if self.pool.spare else None,
             "spare_starting": self.pool.starting_spare,
-            "queued": len(self.queue),
+            "queued": len(self._queue),
             "running": running.spec.label if running else None,
         }
 
@@ -127,14 +156,14 @@ class Lane:
         lock, host = self.host.lock, self.host
         with lock:
             while not host.stopped:
-                if self.queue and not host.spare_starting():
-                    job_id = self.queue.popleft()
-                    self.running = job_id
+                if self._queue and not host.spare_starting():
+                    job_id = self._queue.popleft()
+                    self._running = job_id
                     return host.update(
                         job_id, state="running", started_at=time.time(), stage="starting"
                     )
                 if (
-                    not self.queue
+                    not self._queue
                     and self.spare_due
                     and host.all_idle()
                     and self.pool.wants_spare()

@@ -6,45 +6,14 @@ import contextlib
 import json
 import os
 import platform
-import re
 import threading
 import time
 from typing import Any
 
-from runtime_lab.runner.devices import RayUnavailable
 from runtime_lab.runner.process import START_TIMEOUT_S, WorkerDied
+from runtime_lab.runner.raylink import connected, required, summary
 
 POLL_EVERY_S = 0.2  # progress polls: each is a round trip to the actor, in the job's process
-INSTALL_HINT = "the Ray backend needs the optional ray package: pip install -r requirements-ray.txt"
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def _ray():
-    try:
-        import ray
-    except ImportError as exc:
-        raise RayUnavailable(INSTALL_HINT) from exc
-    return ray
-
-
-def _running():
-    """The ray module while connected, else None: ray.kill and ray.wait after ray.shutdown()
-    start a new local Ray instance (seen in 2.60), which closing must never do."""
-    try:
-        import ray
-    except ImportError:
-        return None
-    return ray if ray.is_initialized() else None
-
-
-def _summary(exc: BaseException) -> str:
-    """Ray's errors run to a dozen lines with a traceback: the first and the last say it."""
-    lines = [line.strip() for line in _ANSI.sub("", str(exc)).splitlines() if line.strip()]
-    if not lines:
-        return type(exc).__name__
-    text = lines[0] if len(lines) == 1 else f"{lines[0]} … {lines[-1]}"
-    return text[:500]
-
 
 # ray.remote is applied in raypool and ray is imported only where used, so this module
 # imports (and the server starts) without the optional package
@@ -139,7 +108,7 @@ class RayWorker:
     def start(self, stale_pid: int | None = None, timeout_s: float = START_TIMEOUT_S) -> None:
         """Wait for the hello of an incarnation other than `stale_pid` (ray.kill is
         asynchronous: the killed process may still answer a call sent right after it)."""
-        ray = _ray()
+        ray = required()
         deadline = time.monotonic() + timeout_s
         while True:
             left = deadline - time.monotonic()
@@ -159,7 +128,7 @@ class RayWorker:
                 continue
             except ray.exceptions.RayError as exc:  # died in its constructor, or killed for good
                 raise WorkerDied(
-                    f"the Ray actor on {self.host} did not start: {_summary(exc)}"
+                    f"the Ray actor on {self.host} did not start: {summary(exc)}"
                 ) from exc
             if hello.get("pid") != stale_pid:
                 break
@@ -171,7 +140,7 @@ class RayWorker:
     def send(self, message: dict[str, Any]) -> None:
         if message.get("op") != "run":
             return  # shutdown: stop() kills; nothing else is sent to a worker
-        ray = _running()
+        ray = connected()
         if ray is None or self._gone:
             raise WorkerDied(f"the Ray actor on {self.host} is gone")
         self._run = self.actor.run.remote(message["job_id"], message["spec"])
@@ -182,7 +151,7 @@ class RayWorker:
         """The next changed progress message or the job's result, None if neither came within
         timeout_s; WorkerDied when the actor died mid-job."""
         deadline = time.monotonic() + timeout_s
-        ray = _running()
+        ray = connected()
         if ray is None:
             raise WorkerDied("Ray was shut down")
         if self._run is None:
@@ -218,10 +187,10 @@ class RayWorker:
         except ray.exceptions.RayActorError as exc:
             self._gone = True  # Ray restarts it (max_restarts=-1); killing would hit the new one
             where = f"the Ray actor on {self.host} (pid {self.pid})"
-            raise WorkerDied(f"{where} died mid-job: {_summary(exc)}") from exc
+            raise WorkerDied(f"{where} died mid-job: {summary(exc)}") from exc
         except ray.exceptions.RayError as exc:  # run() itself raised: the process is suspect
             self.kill()
-            raise WorkerDied(f"the Ray actor on {self.host} failed: {_summary(exc)}") from exc
+            raise WorkerDied(f"the Ray actor on {self.host} failed: {summary(exc)}") from exc
         if not reply.get("keep_going", True) or reply.get("result") is None:
             self.kill()  # as the local worker exits after such a job: the next one gets a fresh one
         if reply.get("result") is None:
@@ -233,7 +202,7 @@ class RayWorker:
         shows another pid); the record is debugging API, so its absence means alive."""
         if self._gone:
             return False
-        ray = _running()
+        ray = connected()
         if ray is None:
             return False
         try:
@@ -256,7 +225,7 @@ class RayWorker:
             if self._gone:
                 return
             self._gone = True
-        ray = _running()
+        ray = connected()
         if ray is not None:
             with contextlib.suppress(Exception):
                 ray.kill(self.actor, no_restart=False)

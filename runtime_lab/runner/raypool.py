@@ -11,7 +11,8 @@ from runtime_lab import __version__
 from runtime_lab.runner.devices import LanePlan, RayUnavailable
 from runtime_lab.runner.pool import worker_record
 from runtime_lab.runner.process import WorkerDied
-from runtime_lab.runner.rayactor import LabActor, RayWorker, _ray, _running, _summary
+from runtime_lab.runner.rayactor import LabActor, RayWorker
+from runtime_lab.runner.raylink import connected, required, summary
 
 __all__ = ["RayPool", "RayUnavailable", "RayWorker", "cluster_plan", "connect"]
 
@@ -23,7 +24,7 @@ FAKE_GPU = "runtime_lab_gpu:"  # custom resource prefix: CPU stand-ins for a GPU
 def connect(address: str = "auto") -> None:
     """Join the cluster at `address` (`auto`, `ray://host:10001`) or start one here (`local`);
     does nothing when already connected. RayUnavailable says why it could not."""
-    ray = _ray()
+    ray = required()
     if ray.is_initialized():
         return
     options: dict[str, Any] = {
@@ -42,7 +43,7 @@ def connect(address: str = "auto") -> None:
         ray.init(**options)
     except Exception as exc:  # ConnectionError mostly, but gRPC and auth failures vary
         raise RayUnavailable(
-            f"could not reach the Ray cluster at {address}: {_summary(exc)}"
+            f"could not reach the Ray cluster at {address}: {summary(exc)}"
         ) from exc
 
 
@@ -63,7 +64,7 @@ def _reachable(address: str, timeout_s: float = REACH_TIMEOUT_S) -> None:
 
 def shutdown() -> None:
     """Stop this process's Ray connection (and the instance `local` started); safe if none."""
-    ray = _running()
+    ray = connected()
     if ray is not None:
         with contextlib.suppress(Exception):
             ray.shutdown()
@@ -72,7 +73,7 @@ def shutdown() -> None:
 def cluster_plan() -> list[LanePlan]:
     """One lane per GPU of every alive node, and per unit of a `runtime_lab_gpu:<type>`
     resource; ordered by host, type, index."""
-    nodes = [node for node in _ray().nodes() if node.get("Alive")]
+    nodes = [node for node in required().nodes() if node.get("Alive")]
     hostnames = [node.get("NodeManagerHostname") or "" for node in nodes]
     lanes = []
     for node in nodes:
@@ -132,7 +133,7 @@ class RayPool:
         name = f"{plan.name}#{uuid.uuid4().hex[:8]}-{self._created}"  # one per pool and actor
         try:
             return (
-                _ray()
+                required()
                 .remote(LabActor)
                 .options(
                     num_gpus=plan.resources.get("GPU", 0),
@@ -149,7 +150,7 @@ class RayPool:
             )
         except Exception as exc:
             raise WorkerDied(
-                f"could not create the Ray actor for {plan.name}: {_summary(exc)}"
+                f"could not create the Ray actor for {plan.name}: {summary(exc)}"
             ) from exc
 
     def ensure(self) -> RayWorker:
@@ -225,7 +226,7 @@ class RayPool:
 
     def _forget_actor(self) -> None:
         actor, self._actor = self._actor, None
-        ray = _running()
+        ray = connected()
         if actor is not None and ray is not None:
             with contextlib.suppress(Exception):
                 ray.kill(actor, no_restart=True)

@@ -7,9 +7,10 @@ import re
 import time
 from typing import Any
 
+from runtime_lab.timeline import HEADLINE_MARK
+
 PROGRESS_EVERY_S = 0.1
 MAX_STAGES = 300  # a timeline entry per stage change; a sweep of many shapes stops adding here
-HEADLINE_MARK = "[headline ready]"  # the stage the timeline gets when the headline is drawable
 _COUNTER = re.compile(r"\s*\d+/\d+")  # "eager: timing 3/50" is the stage "eager: timing"
 
 

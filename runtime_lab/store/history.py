@@ -16,13 +16,6 @@ from runtime_lab.store.opening import HistoryError
 
 __all__ = ["DuplicateRun", "History", "HistoryError"]
 
-JSON_FIELDS, COLUMNS = schema.JSON_FIELDS, schema.COLUMNS
-_INSERTED = [(f, c) for f, c in zip(record.FIELDS, COLUMNS, strict=True) if f != "id"]
-# `fingerprint` is history's own column (not a record field): an imported run's identity, unique
-_INSERT = (
-    f"INSERT INTO runs ({', '.join(c for _, c in _INSERTED)}, fingerprint) "
-    f"VALUES ({', '.join('?' for _ in _INSERTED)}, ?)"
-)
 LIST_COLUMNS = ("id", "experiment", "device", "status", "label", "created_at", "finished_at")
 # and `origin`: None for a run made here, else where its bundle came from (Run.origin)
 
@@ -116,10 +109,10 @@ class History:
 
         def work(conn: sqlite3.Connection) -> list[int]:
             conn.execute("BEGIN IMMEDIATE")
-            for number, (run, row) in enumerate(zip(runs, rows, strict=True), 1):
-                if row[-1] is not None and (found := _same(conn, run.job_id, row[-1])):
+            for number, run in enumerate(runs, 1):
+                if (mark := _mark(run)) and (found := _same(conn, run.job_id, mark)):
                     raise DuplicateRun(number, found)
-            return [conn.execute(_INSERT, row).lastrowid for row in rows]
+            return [conn.execute(schema.INSERT, row).lastrowid for row in rows]
 
         self._writable()
         return self._transaction(work)
@@ -210,14 +203,19 @@ def _fetched(cursor: sqlite3.Cursor, fetch: str) -> Any:
 
 
 def _row(run: Run) -> tuple:
-    """A run as the INSERT's parameters, JSON fields as text (env is never NULL: v0.1's rule),
-    then its identity when it was imported (a run made here has a fresh job id anyway)."""
+    """A run as the INSERT's parameters: its fields as their columns store them (env is never
+    NULL: v0.1's rule), and history's own identity column."""
     if problem := record.time_problem(run):  # said as the run's bad value, not a DB fault
         raise HistoryError(f"run {quote(run.label or run.job_id)} cannot be stored: {problem}")
     values = run.to_dict() | {"env": run.env or {}}
-    plain = tuple(_text(values[f]) if f in JSON_FIELDS else values[f] for f, _ in _INSERTED)
+    own = {schema.FINGERPRINT: _mark(run)}
+    return tuple(c.cell(values[c.field]) if c.field else own[c.name] for c in schema.INSERTED)
+
+
+def _mark(run: Run) -> str | None:
+    """An imported run's identity (a run made here has a fresh job id anyway)."""
     mark = (run.origin or {}).get("fingerprint")
-    return (*plain, mark if isinstance(mark, str) and mark else None)
+    return mark if isinstance(mark, str) and mark else None
 
 
 def _same(conn: sqlite3.Connection, job_id: str, mark: str) -> int | None:
@@ -253,14 +251,12 @@ def _parsed(text: str | None) -> Any:
         return None
 
 
-def _text(value: Any) -> str | None:
-    return None if value is None else json.dumps(value)
-
-
 def _stored(row: dict[str, Any]) -> Run:
-    """A stored row as a Run: JSON columns parsed (NULL or empty text: None)."""
-    plain = {}
-    for name, column in zip(record.FIELDS, COLUMNS, strict=True):
-        raw = row.get(column)
-        plain[name] = (json.loads(raw) if raw else None) if name in JSON_FIELDS else raw
+    """A stored row as a Run: JSON columns parsed (NULL or empty text: None). A NULL where a
+    stored run never holds one (a column added after the row was written) is the default."""
+    plain = {
+        column.field: column.read(row.get(column.name))
+        for column in schema.COLUMNS
+        if column.field and (column.nullable or row.get(column.name) is not None)
+    }
     return Run.from_dict(plain)

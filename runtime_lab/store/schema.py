@@ -1,32 +1,72 @@
-"""The history table, and the migration that brings a database of any earlier release up to it."""
+"""The history table, derived from the run record's fields, and the migration up to it."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import dataclass
+from typing import Any
 
 from runtime_lab import record
 
-TABLE = """
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    job_id TEXT NOT NULL,
-    experiment TEXT NOT NULL,
-    device TEXT NOT NULL,
-    status TEXT NOT NULL,
-    label TEXT NOT NULL,
-    spec_json TEXT NOT NULL,
-    env_json TEXT NOT NULL,
-    result_json TEXT,
-    error TEXT,
-    created_at REAL NOT NULL,
-    started_at REAL,
-    finished_at REAL,
-    process_probe_json TEXT,
-    worker_json TEXT,
-    origin_json TEXT,
-    fingerprint TEXT
-)"""
+# A field's column type from the plain types its value may have (record.stored_rules), tried
+# in this order: a float field also takes an int, and a JSON object is stored as its text.
+SQL_TYPES = ((dict, "TEXT"), (float, "REAL"), (int, "INTEGER"), (str, "TEXT"))
+# The exceptions to "one column per field, NOT NULL where a stored run never holds None":
+KEY = "id"  # history gives a run its id: the table's key, never reused, not a run's value
+FINGERPRINT = "fingerprint"  # history's own column: an imported run's identity, unique
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of `runs`: the Run field it holds (None: history's own), its SQL type and
+    constraint. A JSON object field is text in `<field>_json`."""
+
+    name: str
+    field: str | None
+    sql_type: str
+    constraint: str = ""  # NOT NULL, the key's, or none
+    is_json: bool = False
+
+    @property
+    def nullable(self) -> bool:
+        return not self.constraint
+
+    @property
+    def definition(self) -> str:
+        return " ".join(part for part in (self.name, self.sql_type, self.constraint) if part)
+
+    def cell(self, value: Any) -> Any:
+        """A field's value as this column stores it."""
+        return json.dumps(value) if self.is_json and value is not None else value
+
+    def read(self, cell: Any) -> Any:
+        """A stored cell as the field's value (NULL or empty JSON text: None)."""
+        return (json.loads(cell) if cell else None) if self.is_json else cell
+
+
+def _column(name: str, types: tuple[type, ...], null: bool) -> Column:
+    sql_type = next((sql for kind, sql in SQL_TYPES if kind in types), None)
+    if sql_type is None:
+        raise TypeError(f"Run.{name} holds {types}: store/schema.py SQL_TYPES has no column type")
+    is_json, constraint = dict in types, "" if null else "NOT NULL"
+    if name == KEY:
+        constraint = "PRIMARY KEY AUTOINCREMENT"
+    return Column(f"{name}_json" if is_json else name, name, sql_type, constraint, is_json)
+
+
+def columns(run_type: type = record.Run) -> tuple[Column, ...]:
+    """The table's columns: one per field of the record in field order, then history's own."""
+    derived = (_column(*rule) for rule in record.stored_rules(run_type))
+    return (*derived, Column(FINGERPRINT, None, "TEXT"))
+
+
+COLUMNS = columns()
+INSERTED = tuple(c for c in COLUMNS if c.name != KEY)  # every column a new row is given
+INSERT = (
+    f"INSERT INTO runs ({', '.join(c.name for c in INSERTED)}) "
+    f"VALUES ({', '.join('?' for _ in INSERTED)})"
+)
 INDEXES = (
     "CREATE INDEX IF NOT EXISTS runs_experiment ON runs(experiment, device)",
     "CREATE INDEX IF NOT EXISTS runs_job ON runs(job_id)",
@@ -34,21 +74,24 @@ INDEXES = (
     "CREATE UNIQUE INDEX IF NOT EXISTS runs_fingerprint ON runs(fingerprint) "
     "WHERE fingerprint IS NOT NULL",
 )
-# The record's fields as columns, JSON objects as text in `<field>_json` (runtime_lab/record.py)
-JSON_FIELDS = record.json_fields()
-COLUMNS = tuple(f"{name}_json" if name in JSON_FIELDS else name for name in record.FIELDS)
-# columns added after the first release: a database written before gets them (NULL) on open
-ADDED_COLUMNS = ("process_probe_json", "worker_json", "origin_json", "fingerprint")
 
 
-def migrate(conn: sqlite3.Connection) -> None:
-    """Create or update the table inside the caller's write transaction."""
-    conn.execute(TABLE)
+def create_table(table: tuple[Column, ...] = COLUMNS) -> str:
+    body = ",\n    ".join(column.definition for column in table)
+    return f"CREATE TABLE IF NOT EXISTS runs (\n    {body}\n)"
+
+
+def migrate(conn: sqlite3.Connection, table: tuple[Column, ...] = COLUMNS) -> None:
+    """Create or update the table inside the caller's write transaction: a database of an
+    earlier release gets each column it lacks."""
+    conn.execute(create_table(table))
     have = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-    for column in ADDED_COLUMNS:
-        if column not in have:
-            conn.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
-    if "fingerprint" not in have:
+    for column in table:
+        if column.name not in have:
+            # without its constraint: SQLite adds a NOT NULL column only with a default, and
+            # the rows stored before it hold NULL there (history reads that as the default)
+            conn.execute(f"ALTER TABLE runs ADD COLUMN {column.name} {column.sql_type}")
+    if FINGERPRINT not in have:
         _backfill(conn)
     for index in INDEXES:
         conn.execute(index)

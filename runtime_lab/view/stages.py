@@ -7,7 +7,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from runtime_lab.runner.worker_progress import HEADLINE_MARK
+from runtime_lab.timeline import HEADLINE_MARK
 
 BEFORE, AFTER, WHOLE = "to the headline", "after the headline", "the job"
 LONGEST = 3  # stages named in the one line

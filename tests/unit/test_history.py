@@ -7,7 +7,7 @@ import pytest
 
 from runtime_lab import record
 from runtime_lab.record import Run
-from runtime_lab.store import history as history_module
+from runtime_lab.store import schema
 from runtime_lab.store.history import History, HistoryError
 
 
@@ -32,9 +32,9 @@ def test_the_table_has_one_column_per_field_of_the_record(tmp_path):
     History(tmp_path / "h.sqlite3")
     with sqlite3.connect(tmp_path / "h.sqlite3") as conn:
         columns = tuple(row[1] for row in conn.execute("PRAGMA table_info(runs)"))
-    # in v0.1's order, which is not the record's: rows are written and read by column name;
-    # `fingerprint` is history's own (an imported run's identity, unique), not a record field
-    assert sorted(columns) == sorted((*history_module.COLUMNS, "fingerprint"))
+    # rows are written and read by column name; `fingerprint` is history's own (an imported
+    # run's identity, unique), not a record field
+    assert columns == tuple(c.name for c in schema.COLUMNS)
     assert sorted(c.removesuffix("_json") for c in columns if c != "fingerprint") == sorted(
         record.FIELDS
     )

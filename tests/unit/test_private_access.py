@@ -1,4 +1,5 @@
-"""No code in runtime_lab reaches into another object's underscore members (issue #25)."""
+"""No code in runtime_lab reaches into another object's underscore members, nor imports another
+module's underscore names (issue #25)."""
 
 from __future__ import annotations
 
@@ -61,6 +62,24 @@ def private_access(source: str) -> list[tuple[int, str]]:
     return found
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_imports(source: str) -> list[tuple[int, str]]:
+    """(line, statement) of each `from runtime_lab.x import _y` (or a relative `from .x import
+    _y`): another module's underscore name is its own business, whatever it is bound to here.
+    A library's (`from torch._logging import _internal`) is that library's API to us."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        ours = node.level > 0 or (node.module or "").split(".")[0] == "runtime_lab"
+        if ours and any(_private(alias.name) for alias in node.names):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
 def test_the_check_finds_what_it_should():
     source = (
         "import torch\n"
@@ -82,6 +101,28 @@ def test_no_module_reaches_into_another_objects_underscore_members():
         f"{path.relative_to(PACKAGE.parent)}:{line}: {text}"
         for path in sorted(PACKAGE.rglob("*.py"))
         for line, text in private_access(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_import_check_finds_what_it_should():
+    source = (
+        "from runtime_lab.runner.rayactor import RayWorker, _summary\n"  # another module's
+        "from runtime_lab.fusion.charts import _layers as layers\n"  # renamed: still its
+        "from .charts import _ceiling\n"  # relative: ours too
+        "from runtime_lab.runner.worker_progress import send as _send\n"  # public, bound private
+        "from runtime_lab import __version__\n"  # a dunder: public by convention
+        "from torch._logging import _internal\n"  # a library's: allowed
+        "import runtime_lab.runner.jobs\n"
+    )
+    assert [line for line, _ in private_imports(source)] == [1, 2, 3]
+
+
+def test_no_module_imports_another_modules_underscore_names():
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}: {text}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for line, text in private_imports(path.read_text(encoding="utf-8"))
     ]
     assert not found, "\n".join(found)
 
