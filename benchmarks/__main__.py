@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -11,6 +13,8 @@ from typing import Any
 
 from benchmarks.recipe import Recipe, SettingError
 from benchmarks.recipes import RECIPES
+from runtime_lab import config
+from runtime_lab.spec import SpecError
 
 EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
 
@@ -31,7 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("recipe", nargs="?", help="what to measure (see --list)")
     parser.add_argument("--list", action="store_true", help="list the recipes and their settings")
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
-    parser.add_argument("--out", type=Path, help="write the figures as JSON to DIR/<recipe>.json")
+    parser.add_argument(
+        "--out",
+        help="write the figures as JSON to DIR/<recipe>.json (DIR or its parent must exist)",
+    )
     parser.add_argument(
         "--set",
         action="append",
@@ -93,14 +100,40 @@ def measure(recipe: Recipe, device: str, given: dict[str, str], out: Path | None
         wall_s = time.perf_counter() - started
         print(f"{recipe.name} on {device}: {wall_s:.1f} s", flush=True)
         if out is not None:
-            out.mkdir(parents=True, exist_ok=True)
-            path = out / f"{recipe.name}.json"
-            text = json.dumps(
-                document(recipe, bench, settings.as_dict(), figures, wall_s), indent=1, default=str
-            )
-            path.write_text(text + "\n")
-            print(f"wrote {path}")
+            doc = document(recipe, bench, settings.as_dict(), figures, wall_s)
+            if not write(out / f"{recipe.name}.json", json.dumps(doc, indent=1, default=str)):
+                return EXIT_PROBLEM
         return EXIT_PROBLEM if bench.problems else EXIT_OK
+
+
+def out_problem(recipe: Recipe, out: Path) -> str | None:
+    """--out DIR, checked before anything is measured: a writable directory, or a missing one
+    whose parent is one (only that last folder is ever created, never a tree above it)."""
+    if reason := config.dir_problem(out):
+        return f"--out {out}: {reason}"
+    target = out / f"{recipe.name}.json"
+    if target.is_dir() or (target.exists() and not os.access(target, os.W_OK)):
+        return f"--out {out}: {target.name} there is a directory or not writable"
+    return None
+
+
+def write(path: Path, text: str) -> bool:
+    """The figures' JSON (its folder made if missing, one level only); False, said in one line,
+    when the disk refuses it after all (full, removed meanwhile)."""
+    try:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text + "\n")
+    except OSError as exc:
+        print(f"benchmarks: could not write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    print(f"wrote {path}")
+    return True
+
+
+def _stop(signum: int, frame: Any) -> None:
+    """SIGTERM or SIGHUP (a timeout, a closed terminal): unwind, so the temporary lab, its
+    workers and its folder go, as they do on Ctrl-C and on a normal end."""
+    raise SystemExit(128 + signum)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,11 +160,21 @@ def main(argv: list[str] | None = None) -> int:
     if device is None:
         print(f"benchmarks: {why}", file=sys.stderr)
         return EXIT_USAGE
+    out = Path(args.out).expanduser() if args.out else None
+    problem = "--out is empty; expected a directory" if args.out == "" else None
+    if problem or (out is not None and (problem := out_problem(recipe, out))):
+        print(f"benchmarks: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _stop)
     try:
-        return measure(recipe, device, given, args.out)
-    except SettingError as exc:  # a value of the wrong kind, found where the recipe reads it
+        return measure(recipe, device, given, out)
+    except (SettingError, SpecError) as exc:  # a spec the settings make, refused by the lab
         print(f"benchmarks: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("benchmarks: interrupted; the temporary lab was removed", file=sys.stderr)
+        return 128 + signal.SIGINT
 
 
 if __name__ == "__main__":

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from runtime_lab.quote import NUMBER, quote
+
 if TYPE_CHECKING:  # the harness imports the lab's runner: --list never needs it
     from benchmarks.harness import Bench
+
+
+FLAGS = ("yes", "no", "true", "false", "1", "0")
+MAX_ITEMS = 32  # entries of a list setting: sides, sweeps
+MAX_TEXT = 200  # characters of a free-text setting
 
 
 class SettingError(ValueError):
@@ -16,10 +24,108 @@ class SettingError(ValueError):
 
 @dataclass(frozen=True)
 class Setting:
-    """One knob of a recipe: its default (as typed on the command line) and what it sets."""
+    """One knob of a recipe: its default (as typed on the command line), what it sets, and
+    what it allows: `check` raises ValueError for any other value (every value has a range,
+    checked before anything is measured; see the constructors below)."""
 
     default: str
     help: str
+    allowed: str = "any text"
+    check: Callable[[str], Any] | None = None
+
+
+def _whole(low: int, high: int) -> Callable[[str], int]:
+    def check(text: str) -> int:
+        if not (re.fullmatch(r"[+-]?[0-9]{1,9}", text.strip()) and low <= int(text) <= high):
+            raise ValueError
+        return int(text)
+
+    return check
+
+
+def whole(default: str, help: str, low: int, high: int) -> Setting:
+    return Setting(default, help, f"a whole number from {low} to {high}", _whole(low, high))
+
+
+def number(default: str, help: str, low: float, high: float) -> Setting:
+    def check(text: str) -> float:
+        if not (NUMBER.fullmatch(text.strip()) and low <= float(text) <= high):
+            raise ValueError
+        return float(text)
+
+    return Setting(default, help, f"a number from {low:g} to {high:g}", check)
+
+
+def flag(default: str, help: str) -> Setting:
+    def check(text: str) -> bool:
+        if text.strip().lower() not in FLAGS:
+            raise ValueError
+        return True
+
+    return Setting(default, help, "yes or no", check)
+
+
+def some_of(default: str, help: str, choices: tuple[str, ...], empty: str = "") -> Setting:
+    """A comma list of some of `choices`; empty allowed only where `empty` says what it means."""
+
+    def check(text: str) -> tuple[str, ...]:
+        items = _items(text)
+        if (not items and not empty) or any(item not in choices for item in items):
+            raise ValueError
+        return items
+
+    allowed = f"some of {', '.join(choices)}, comma-separated" + (f" ({empty})" if empty else "")
+    return Setting(default, help, allowed, check)
+
+
+def one_of(default: str, help: str, choices: tuple[str, ...]) -> Setting:
+    def check(text: str) -> str:
+        if text.strip() not in choices:
+            raise ValueError
+        return text.strip()
+
+    return Setting(default, help, f"one of {', '.join(choices)}", check)
+
+
+def sides(default: str, help: str, low: int, high: int, empty: str = "") -> Setting:
+    """A comma list of whole numbers (square sides, say), each in range; at most MAX_ITEMS."""
+    each = _whole(low, high)
+
+    def check(text: str) -> tuple[int, ...]:
+        items = _items(text)
+        if (not items and not empty) or len(items) > MAX_ITEMS:
+            raise ValueError
+        return tuple(each(item) for item in items)
+
+    allowed = f"up to {MAX_ITEMS} whole numbers from {low} to {high}, comma-separated"
+    return Setting(default, help, allowed + (f" ({empty})" if empty else ""), check)
+
+
+def shape(default: str, help: str, empty: str = "") -> Setting:
+    """A shape the lab takes (1 to 4 positive integers: 64x64), checked as a Run checks it."""
+
+    def check(text: str) -> tuple[int, ...]:
+        if not text.strip():
+            if empty:
+                return ()
+            raise ValueError
+        from runtime_lab.shapes import parse_shape  # the lab's own rule (no torch)
+
+        return parse_shape(text)
+
+    allowed = "1 to 4 positive integers such as 64x64" + (f" ({empty})" if empty else "")
+    return Setting(default, help, allowed, check)
+
+
+def fusion_modes() -> tuple[str, ...]:
+    """The modes fusion's form offers (the registry's info: no torch)."""
+    from runtime_lab.registry import EXPERIMENTS
+
+    return tuple(EXPERIMENTS["fusion"].options["modes"].choices)
+
+
+def _items(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
 @dataclass(frozen=True)
@@ -43,7 +149,7 @@ class Settings:
 
     def flag(self, name: str) -> bool:
         value = self.text(name).strip().lower()
-        if value not in ("yes", "no", "true", "false", "1", "0"):
+        if value not in FLAGS:
             raise SettingError(f"{name}={value!r}: say yes or no")
         return value in ("yes", "true", "1")
 
@@ -80,4 +186,22 @@ class Recipe:
             known = ", ".join(self.settings) or "none"
             raise SettingError(f"{self.name} has no setting {unknown[0]!r}; its settings: {known}")
         values = {name: setting.default for name, setting in self.settings.items()}
-        return Settings(tuple({**values, **given}.items()))
+        values |= given
+        for name, text in values.items():
+            _check(name, text, self.settings[name])
+        return Settings(tuple(values.items()))
+
+
+def _check(name: str, text: str, setting: Setting) -> None:
+    """SettingError, one line: the value as given (cut) and what the setting allows."""
+    if setting.check is None:
+        if len(text) <= MAX_TEXT:
+            return
+        raise SettingError(f"{name}={quote(text)}: allowed: at most {MAX_TEXT} characters")
+    try:
+        setting.check(text)
+    except (ValueError, OverflowError) as exc:
+        why = f" ({exc})" if str(exc) else ""
+        raise SettingError(
+            f"{name}={quote(text)} is not allowed{why}; allowed: {setting.allowed}"
+        ) from None

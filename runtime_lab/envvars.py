@@ -140,17 +140,23 @@ def is_file_entry(entry: str) -> bool:
     return entry.endswith(".py") or os.sep in entry or entry.startswith(".")
 
 
+def entry_problem(entry: str) -> str | None:
+    """Why one entry of $RUNTIME_LAB_WORKLOADS can't be read (a .py file that is not there, a
+    name that is no package.module), else None. Said as a warning by whoever reads the list:
+    one bad entry never stops the app or the CLI (workloads/describe.py)."""
+    if is_file_entry(entry):
+        if not os.path.isfile(os.path.expanduser(entry)):
+            return f"{entry[:300]}: no such file"  # whole up to 300: paths are long
+        return None
+    if not _MODULE.fullmatch(entry):
+        return f"{given(entry)} is neither a .py file nor a package.module name"
+    return None
+
+
 def _workload_files(raw: str) -> str:
-    """PATH[,PATH…]: each a .py file that exists, or a package.module name (imported later, by
-    the workers: whether it imports is theirs to say)."""
-    parts = workload_entries(raw)
-    for part in parts:
-        if is_file_entry(part):
-            if not os.path.isfile(os.path.expanduser(part)):
-                raise ValueError(f"{part[:300]!r}: no such file")  # whole: paths are long
-        elif not _MODULE.fullmatch(part):
-            raise ValueError(f"{given(part)} is neither a .py file nor a package.module name")
-    return ",".join(parts)
+    """PATH[,PATH…] as typed: any value is taken here; each entry is read, or named in a
+    warning and dropped, when the server starts (entry_problem, workloads/describe.py)."""
+    return ",".join(workload_entries(raw))
 
 
 _CPUS = "(the CPUs this process may use)"
@@ -218,7 +224,8 @@ TABLE: tuple[Var, ...] = (
     ),
     Var(
         WORKLOADS_ENV, "paths", lambda: ".py files or package.module names, joined by commas",
-        "the user's workload files, loaded by the workers only (--workloads wins)", "", SERVER,
+        "the user's workload files, loaded by the workers only (--workloads wins; one that "
+        "can't be read is a warning)", "", SERVER,
         _workload_files,
     ),
 )  # fmt: skip

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.harness import Bench
-from benchmarks.recipe import Recipe, Setting, Settings
+from benchmarks.recipe import Recipe, Settings, fusion_modes, one_of, some_of
+from runtime_lab.shapes import DTYPES
 from runtime_lab.spec import build_spec
+from runtime_lab.workloads.declare import MODELS
 from runtime_lab.workloads.fit import params_text
 from runtime_lab.workloads.registry import NAMES, WORKLOADS
 
@@ -69,9 +71,11 @@ RECIPE = Recipe(
     summary="every workload in fusion at one realistic shape: kernels, tolerance, clocks, roofline",
     measure=measure,
     settings={
-        "workloads": Setting("", "comma-separated names (empty: the whole catalog)"),
-        "preset": Setting("llama3-8b", "the preset prefix used on a GPU (CPU: each CPU shape)"),
-        "dtype": Setting("bfloat16", "the dtype of every run"),
-        "modes": Setting("eager,inductor", "the fusion modes of every run"),
+        "workloads": some_of("", "comma-separated names", NAMES, "empty: the whole catalog"),
+        "preset": one_of(
+            "llama3-8b", "the preset prefix used on a GPU (CPU: each CPU shape)", tuple(MODELS)
+        ),
+        "dtype": one_of("bfloat16", "the dtype of every run", DTYPES),
+        "modes": some_of("eager,inductor", "the fusion modes of every run", fusion_modes()),
     },
 )

@@ -6,7 +6,7 @@ from typing import Any
 
 from benchmarks import clean
 from benchmarks.harness import Bench, Finished
-from benchmarks.recipe import Recipe, Setting, Settings
+from benchmarks.recipe import Recipe, Settings, flag, sides, some_of
 from runtime_lab.fusion.info import FUSION_MODES
 from runtime_lab.results import stats
 from runtime_lab.spec import build_spec
@@ -104,6 +104,9 @@ def do_bench_check(bench: Bench, finished: Finished, shape: str, dtype: str) -> 
     bench.show(f"{shape} {dtype}: the lab against do_bench", rows)
 
 
+PARTS = ("512", "16384", "256", "sweep")
+
+
 def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
     parts, out = settings.items("parts"), {}
     if "512" in parts:
@@ -145,9 +148,9 @@ RECIPE = Recipe(
     measure=measure,
     devices=("cuda",),
     settings={
-        "parts": Setting("512,16384,256,sweep", "which checks to run"),
-        "sweep": Setting("256,1024,4096,8192,16384", "square sides of the sweep"),
-        "do_bench": Setting("yes", "time 16384² under triton's do_bench in a clean process too"),
+        "parts": some_of("512,16384,256,sweep", "which checks to run", PARTS),
+        "sweep": sides("256,1024,4096,8192,16384", "square sides of the sweep", 1, 65536),
+        "do_bench": flag("yes", "time 16384² under triton's do_bench in a clean process too"),
     },
     replaces="scripts/fusion_bench.py",
 )

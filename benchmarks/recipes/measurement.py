@@ -6,7 +6,7 @@ from typing import Any
 
 from benchmarks import clean
 from benchmarks.harness import Bench, Finished
-from benchmarks.recipe import Recipe, Setting, Settings
+from benchmarks.recipe import Recipe, Settings, flag, sides, whole
 from runtime_lab.spec import build_spec
 
 LOOP_MODES = ("eager", "cuda-graph", "cuda-graph-inductor")
@@ -119,10 +119,14 @@ RECIPE = Recipe(
     measure=measure,
     devices=("cuda",),
     settings={
-        "order": Setting("yes", "the order-independence check at 256² (with clean processes)"),
-        "clean_processes": Setting("3", "clean reference processes for the order check"),
-        "sides": Setting(
-            "8192,16384,32768", "square sides of the clocks and ceiling check (empty: skip)"
+        "order": flag("yes", "the order-independence check at 256² (with clean processes)"),
+        "clean_processes": whole("3", "clean reference processes for the order check", 1, 20),
+        "sides": sides(
+            "8192,16384,32768",
+            "square sides of the clocks and ceiling check",
+            1,
+            65536,
+            "empty: skip",
         ),
     },
     replaces="scripts/measurement_evidence.py",

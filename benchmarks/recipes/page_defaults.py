@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from benchmarks.harness import Bench
-from benchmarks.recipe import Recipe, Setting, Settings
+from benchmarks.recipe import Recipe, Settings, number, some_of
 from runtime_lab.options import form_defaults
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.spec import spec_from_values
@@ -46,10 +46,12 @@ RECIPE = Recipe(
     summary="each page's default Run, timed as a page user meets it (the catalog's default_run_s)",
     measure=measure,
     settings={
-        "pages": Setting(
-            "fusion,streams,recompiles,allocator", "the experiments whose default Run is timed"
+        "pages": some_of(
+            "fusion,streams,recompiles,allocator",
+            "the experiments whose default Run is timed",
+            tuple(EXPERIMENTS),
         ),
-        "pause_s": Setting("15", "seconds between Runs: a user reading the last report"),
+        "pause_s": number("15", "seconds between Runs: a user reading the last report", 0, 600),
     },
     replaces="scripts/page_defaults.py",
 )

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from benchmarks.harness import Bench, Finished
-from benchmarks.recipe import Recipe, Setting, Settings
+from benchmarks.recipe import Recipe, Settings, shape
 from runtime_lab.results import stats
 from runtime_lab.spec import build_spec
 
@@ -112,8 +112,8 @@ RECIPE = Recipe(
     measure=measure,
     devices=("cuda",),
     settings={
-        "gpu_shape": Setting("8192x8192", "the long GPU job's shape"),
-        "cpu_shape": Setting("512x512", "the CPU job's shape"),
+        "gpu_shape": shape("8192x8192", "the long GPU job's shape"),
+        "cpu_shape": shape("512x512", "the CPU job's shape"),
     },
     replaces="scripts/pool_evidence.py",
 )

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from benchmarks.harness import Bench
-from benchmarks.recipe import Recipe, Setting, Settings
+from benchmarks.recipe import Recipe, Settings, fusion_modes, shape, some_of, whole
 from runtime_lab import registry
 from runtime_lab.spec import build_spec
 
@@ -51,9 +51,9 @@ RECIPE = Recipe(
     summary="one fusion spec run again and again: the first compiles, then warm re-run latency",
     measure=measure,
     settings={
-        "shape": Setting("4096x4096", "the fusion run's shape"),
-        "modes": Setting("", "fusion modes, comma-separated (empty: the experiment's default)"),
-        "attempts": Setting("3", "runs of the same spec (the first one compiles)"),
+        "shape": shape("4096x4096", "the fusion run's shape"),
+        "modes": some_of("", "fusion modes", fusion_modes(), "empty: the experiment's default"),
+        "attempts": whole("3", "runs of the same spec (the first one compiles)", 1, 50),
     },
     replaces="scripts/rerun_latency.py",
 )

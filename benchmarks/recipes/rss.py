@@ -11,7 +11,7 @@ from typing import Any
 import psutil
 
 from benchmarks.harness import Bench
-from benchmarks.recipe import Recipe, Setting, Settings
+from benchmarks.recipe import Recipe, Settings, shape, whole
 from benchmarks.serving import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
 
 LIMIT_MB = 50.0
@@ -96,8 +96,8 @@ RECIPE = Recipe(
     measure=measure,
     devices=("cpu",),
     settings={
-        "runs": Setting("100", "consecutive Runs pressed"),
-        "shape": Setting("64x64", "the streams run's shape"),
+        "runs": whole("100", "consecutive Runs pressed", 1, 1000),
+        "shape": shape("64x64", "the streams run's shape"),
     },
     replaces="scripts/rss_benchmark.py",
 )

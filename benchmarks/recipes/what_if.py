@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from benchmarks.harness import Bench
-from benchmarks.recipe import Recipe, Setting, Settings
+from benchmarks.recipe import Recipe, Settings, shape, whole
 from benchmarks.recipes import worker_start
 from runtime_lab import registry
 from runtime_lab.options import form_defaults
@@ -128,10 +128,10 @@ RECIPE = Recipe(
     summary="a fusion result, then Run again at once: same spec, fewer calls, a new shape",
     measure=measure,
     settings={
-        "shape": Setting("", "the first run's shape (empty: the form's default)"),
-        "new_shape": Setting(
-            "", "the last step's shape, a new compile (empty: 512x512 on cpu, 4096x3584 on cuda)"
+        "shape": shape("", "the first run's shape", "empty: the form's default"),
+        "new_shape": shape(
+            "", "the last step's shape, a new compile", "empty: 512x512 on cpu, 4096x3584 on cuda"
         ),
-        "longest": Setting("3", "how many of each step's longest stages to name"),
+        "longest": whole("3", "how many of each step's longest stages to name", 1, 20),
     },
 )

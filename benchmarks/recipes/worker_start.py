@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from benchmarks.harness import Bench
-from benchmarks.recipe import Recipe, Setting, Settings
+from benchmarks.recipe import Recipe, Settings, shape, whole
 from runtime_lab.envvars import PREWARM_ENV
 from runtime_lab.options import form_defaults
 from runtime_lab.registry import EXPERIMENTS
@@ -81,7 +81,7 @@ RECIPE = Recipe(
     summary="a fresh worker's start step by step, with and without the compiler warm-up",
     measure=measure,
     settings={
-        "shape": Setting("", "the fusion job's shape (empty: the form's default)"),
-        "rounds": Setting("2", "workers started per arm (warm-up on, off), alternated"),
+        "shape": shape("", "the fusion job's shape", "empty: the form's default"),
+        "rounds": whole("2", "workers started per arm (warm-up on, off), alternated", 1, 20),
     },
 )

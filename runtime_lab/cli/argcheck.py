@@ -49,9 +49,7 @@ def environment(args: argparse.Namespace) -> None:
     """Every RUNTIME_LAB_* value (envvars.py), on every command, but those a flag makes moot:
     the data dir is data_dir()'s to check, --ray-address and run's --timeout win."""
     flags = {envvars.RAY_ADDRESS_ENV: args.ray_address, envvars.JOB_TIMEOUT_ENV: _timeout(args)}
-    flags[envvars.WORKLOADS_ENV] = args.workloads
-    if args.workloads is not None:
-        workload_files(args.workloads)
+    flags[envvars.WORKLOADS_ENV] = args.workloads  # each entry: a warning, when it is read
     moot = (config.DATA_DIR_ENV, *(name for name, flag in flags.items() if flag is not None))
     if problem := envvars.first_problem(skip=moot):
         raise ArgError(problem)
@@ -94,15 +92,6 @@ def ray_address(given: str) -> None:
         var.parse(given)
     except ValueError:
         raise ArgError(f"--ray-address {_shown(given)}: expected {var.allowed()}") from None
-
-
-def workload_files(given: str) -> None:
-    """--workloads takes what $RUNTIME_LAB_WORKLOADS takes (envvars.py's rule)."""
-    var = envvars.VARS[envvars.WORKLOADS_ENV]
-    try:
-        var.parse(given)
-    except ValueError as exc:
-        raise ArgError(f"--workloads: {exc}; expected {var.allowed()}") from None
 
 
 def output_file(flag: str, given: str) -> None:

@@ -6,8 +6,12 @@ import math
 
 import torch
 
+from runtime_lab.lab import base
 from runtime_lab.workloads import ops
 from runtime_lab.workloads.registry import get
+
+CPU_CHECK_BYTES = 2**30  # a cpu_shape is tried before every job: it must stay small
+WIDEN = 1 + 8 / 4  # float32 inputs and the reference's float64 copies of them
 
 
 class WorkloadRejected(Exception):
@@ -27,13 +31,7 @@ def check(name: str) -> None:
     params = info.param_defaults() | dict(info.cpu_params)
     shape, dtype = info.cpu_shape, _dtype(name)
     at = f"at its cpu_shape {'x'.join(map(str, shape))} {dtype} on cpu"
-    try:
-        ops.meta_inputs(name, info.default_shape, dtype)
-    except Exception as exc:
-        raise WorkloadRejected(
-            f"{name}: inputs() failed on device='meta' (generator=None), which the lab uses to "
-            f"size a job before allocating it: {type(exc).__name__}: {exc}"
-        ) from None
+    size_check(name)
     try:
         work = ops.load(name, shape, dtype, torch.device("cpu"), 0, params)
     except Exception as exc:
@@ -45,6 +43,30 @@ def check(name: str) -> None:
     out = _call(name, "fn", lambda: work.call(), at)
     ref = _call(name, "the reference", lambda: ops.reference(work), at)
     _compare(name, out, ref, ops.tolerance(work, dtype), at)
+
+
+def size_check(name: str) -> None:
+    """inputs() on meta at the default and the CPU shape, before anything is allocated: the
+    CPU shape's inputs, which the check then builds for real, must fit CPU_CHECK_BYTES and the
+    host's free RAM. Raises WorkloadRejected with one line."""
+    info = get(name)
+    dtype = _dtype(name)
+    try:
+        ops.meta_inputs(name, info.default_shape, dtype)
+        small = ops.meta_inputs(name, info.cpu_shape, dtype, dict(info.cpu_params))
+    except Exception as exc:
+        raise WorkloadRejected(
+            f"{name}: inputs() failed on device='meta' (generator=None), which the lab uses to "
+            f"size a job before allocating it: {type(exc).__name__}: {exc}"
+        ) from None
+    needed = ops.nbytes(small) * WIDEN  # the inputs, and the reference's float64 copies
+    limit = min(CPU_CHECK_BYTES, base.free_bytes(torch.device("cpu")) * base.FIT_FRACTION)
+    if needed > limit:
+        raise WorkloadRejected(
+            f"{name}: its cpu_shape {'x'.join(map(str, info.cpu_shape))} needs about "
+            f"{needed / base.GIB:.2f} GiB for its check on the CPU (inputs and their float64 "
+            f"copies); allowed: at most {limit / base.GIB:.2f} GiB: declare a smaller cpu_shape"
+        )
 
 
 def _call(name: str, what: str, call, at: str) -> torch.Tensor:

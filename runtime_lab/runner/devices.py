@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 from runtime_lab import envvars
 from runtime_lab.env import THREADS_ENV, THREADS_SOURCE_ENV, gpu_likely, physical_cores
 from runtime_lab.envvars import CPU_WORKERS_ENV, RAY_ADDRESS_ENV
+from runtime_lab.lab import child  # torch-free: the server starts its children through it
 
 COUNT_TIMEOUT_S = 120.0
 
@@ -50,17 +49,11 @@ def count_gpus() -> tuple[int, str | None]:
     if not gpu_likely():
         return 0, None  # no NVIDIA driver: nothing to count (and no torch import to pay)
     code = "import torch; print(torch.cuda.device_count() if torch.cuda.is_available() else 0)"
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            timeout=COUNT_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
-        )
-        return int(done.stdout.strip().splitlines()[-1]), None
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError) as exc:
-        return 0, f"could not count the GPUs ({type(exc).__name__}); running on the CPU only"
+    out, why = child.run_python(["-c", code], COUNT_TIMEOUT_S, cwd=None)
+    last = out.strip().splitlines()[-1:] or [""]
+    if why or not last[0].isdigit():
+        return 0, f"could not count the GPUs ({why or 'no count printed'}); running on the CPU only"
+    return int(last[0]), None
 
 
 def cpu_workers(override: int | None = None) -> int:

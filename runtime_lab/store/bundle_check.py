@@ -10,6 +10,7 @@ from runtime_lab import record, registry
 from runtime_lab.record import Run
 from runtime_lab.store import conform, values
 from runtime_lab.store.values import kind
+from runtime_lab.workloads.provenance import code_problem
 
 FORMAT = "runtime-lab-bundle"
 VERSION = 1
@@ -125,8 +126,18 @@ def check_run(number: int, run: Any) -> None:
         conform.check_fields(where, run)
     except values.Refused as exc:
         raise BundleError(str(exc)) from None
+    _check_code(where, run)
     _check_artefacts(where, run)
     _check_rebuilds(where, run)
+
+
+def _check_code(where: str, run: dict[str, Any]) -> None:
+    """A user workload's recorded code must be what it claims (workloads/provenance.py)."""
+    worker = run.get("worker") if isinstance(run.get("worker"), dict) else {}
+    options = run["spec"].get("options") if isinstance(run["spec"].get("options"), dict) else {}
+    why = code_problem(str(options.get("workload") or ""), worker.get("workload_code"))
+    if why:
+        raise BundleError(f"{where}worker.workload_code: {why}")
 
 
 def _check_spec(where: str, spec: dict[str, Any]) -> None:

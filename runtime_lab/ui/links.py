@@ -8,13 +8,15 @@ from typing import Any
 
 from runtime_lab.options import ExperimentInfo
 from runtime_lab.quote import cut, quote
-from runtime_lab.shapes import DTYPES
+from runtime_lab.shapes import DTYPES, MAX_TEXT
 from runtime_lab.spec import COMMON_FIELDS as COMMON
 from runtime_lab.spec import RunSpec, SpecError, spec_from_values
 
 # Streamlit's own query parameters: they are not spec fields and never a problem
 STREAMLIT_KEYS = ("embed", "embed_options")
 _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
+LINK_CHARS = MAX_TEXT  # of one link value: the longest any field takes (a shape sequence)
+SAID = 10  # link values a page names one by one; the rest are counted in one line
 
 
 def to_query(spec: RunSpec) -> dict[str, str]:
@@ -54,9 +56,13 @@ def from_query(
             continue
         key = info.renamed.get(key, key)  # a link from before an option's rename
         try:
-            values[key] = _value(info, key, str(raw), devices)
+            values[key] = _value(info, key, _bounded(str(raw)), devices)
         except ValueError as exc:  # a long unknown name is cut too: the page shows it
             problems[cut(key)] = str(exc)
+    if len(problems) > SAID:  # a link of a thousand bad keys is one page, not a thousand lines
+        rest = len(problems) - SAID
+        problems = dict(list(problems.items())[:SAID])
+        problems["…"] = f"and {rest:,} more link values not taken"
     if "shape" not in query:  # a link naming a workload but no shape: the workload's own
         values = _workload_shape(info, values)
     if not problems:
@@ -74,6 +80,14 @@ def _workload_shape(info: ExperimentInfo, values: dict[str, Any]) -> dict[str, A
     if len(str(values.get("shape", "")).split("x")) == len(work.dims):
         return values
     return values | {"shape": "x".join(map(str, work.cpu_shape))}
+
+
+def _bounded(raw: str) -> str:
+    if len(raw) > LINK_CHARS:
+        raise ValueError(
+            f"{quote(raw)} is too long; a link value holds at most {LINK_CHARS:,} characters"
+        )
+    return raw
 
 
 def _value(info: ExperimentInfo, key: str, raw: str, devices: list[str]) -> Any:

@@ -17,7 +17,7 @@ from runtime_lab.report import TAB_ORDER, tab_of
 from runtime_lab.spec import RunSpec, SpecError
 from runtime_lab.view import export as chart_export
 from runtime_lab.view import frames, stages
-from runtime_lab.view.code import code_line, workload_code
+from runtime_lab.view.code import code_doubt, code_line, workload_code
 from runtime_lab.view.fmt import metric_parts
 from runtime_lab.view.origin import imported_from
 from runtime_lab.view.text import markdown as md
@@ -131,9 +131,12 @@ def _raw(run: Run, rep) -> None:
         left.dataframe(frames.spec_frame(run.spec), hide_index=True)
         right.dataframe(frames.environment_frame(run.env), hide_index=True)
     if code := workload_code(run):
-        cut = " (cut at the lab's limit)" if code.get("truncated") else ""
+        cut = " (not the whole file: its hash is not checked)" if code.get("truncated") else ""
+        doubt = code_doubt(run)
         with st.expander(f"Workload code: {md(str(code.get('file')))}{cut}"):
             st.caption(f"sha256 {md(str(code.get('sha256')))}")
+            if doubt:  # the source is still shown, as what the record holds, not what ran
+                st.error(f"Recorded code: {md(doubt)}")
             st.code(str(code.get("source") or ""), language="python")  # text, never run
     for start in range(0, len(rep.downloads), 4):
         cols = st.columns(4)  # buttons side by side at the left, not spread over the page

@@ -1,4 +1,4 @@
-"""The user's workload files on the server: read once by the describe child, listed in the sidebar."""
+"""The user's workload files on the server: read once by the describe children, listed in the sidebar."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime_lab.workloads import registry as workloads
+from runtime_lab.workloads.provenance import code_problem
 
 
 def workload_code(run: Any) -> dict[str, Any] | None:
@@ -13,6 +14,12 @@ def workload_code(run: Any) -> dict[str, Any] | None:
     worker = getattr(run, "worker", None) or {}
     code = worker.get("workload_code") if isinstance(worker, dict) else None
     return code if isinstance(code, dict) and code.get("sha256") else None
+
+
+def code_doubt(run: Any) -> str | None:
+    """Why the run's recorded code is not what it claims (provenance.code_problem), else None."""
+    code = workload_code(run)
+    return code_problem(workload_name(run), code) if code is not None else None
 
 
 def workload_name(run: Any) -> str:
@@ -29,6 +36,8 @@ def code_line(run: Any) -> str | None:
         return None
     name, sha = workload_name(run), str(code["sha256"])
     line = f"Your workload {name} from {Path(str(code.get('file', '?'))).name}, sha256 {sha[:12]}"
+    if why := code_problem(name, code):  # a bundle written by hand: its claim is not believed
+        return f"{line}: {why}."
     now = workloads.CODE.get(name, {}).get("sha256")
     if name not in workloads.WORKLOADS:
         return line + ": this lab has no workload of that name now (not loaded here)."

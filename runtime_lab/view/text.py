@@ -10,12 +10,21 @@ from typing import Any
 # tooltips as GitHub markdown with LaTeX ($), directives (:red[…]) and link literals. A run's
 # strings (an error, a label, a GPU or host name, a note) come from its worker or a stranger's
 # bundle, so every one is escaped to read as typed: never a link, image, heading or formula.
-_ALWAYS = frozenset("\\`*~[]{}<>$|!")  # each starts or ends a construct wherever it stands
 _LINE_BREAK = re.compile(r"\r\n|[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]")
 # GFM links bare URLs, www. names and e-mail addresses, and Streamlit draws :emoji: and
 # material-icon codes, *after* parsing (in text), so a backslash can't stop them: such a word
 # (from its scheme on) is set as inline code, which is never linked or replaced
-_LINKABLE = re.compile(r"[a-z][\w+.-]*://\S*|www\.\S*|[-.\w+]*@\S*|:[a-z_+-][\w+-]*:", re.I)
+# (a scheme or an address may start only where a run of [\w+.-] starts, or at its first letter:
+# tried at every character, the scan back and forth over one long run was quadratic in its length)
+_LINKABLE = re.compile(
+    r"(?<![\w+.-])(?:(?![a-z])[\w+.-])*(?P<url>[a-z][\w+.-]*://\S*)"
+    r"|(?P<www>www\.\S*)|(?<![\w+.-])(?P<mail>[-.\w+]*@\S*)|(?P<emoji>:[a-z_+-][\w+-]*:)",
+    re.I,
+)
+# markdown's backslash escapes: each character that starts or ends a construct wherever it
+# stands, and an `_` unless between two letters or digits (max_entries: no emphasis there)
+_SPECIAL = re.compile(r"[\\`*~\[\]{}<>$|!]|(?<![^\W_])_|_(?![^\W_])")
+SHOWN_CHARS = 20_000  # of one stored or linked string on a page: the rest is said as a count
 # what opens a block at a line's start: heading, list item, setext underline or rule
 _LINE_START = re.compile(r"^(#{1,6}(?=\s|$)|[-+=](?=\s|$)|[-=]+[ \t]*$|\d{1,9}(?=[.)](?:\s|$)))")
 _ENTITY = re.compile(r"&(?=#?\w+;)")  # &lt; &#60; would be decoded, not shown
@@ -24,10 +33,10 @@ _NBSP = "\u00a0"
 
 
 def markdown(value: Any, *, lines: bool = False) -> str:
-    """`value` as markdown that renders exactly its text. One line (a label, a title, a
-    headline) unless `lines`: then each line break is kept as a hard break. Indentation is kept
-    as no-break spaces (an indented line would otherwise become a code block)."""
-    parts = _LINE_BREAK.split(str(value))
+    """`value` as markdown that renders exactly its text (its first SHOWN_CHARS characters).
+    One line (a label, a title, a headline) unless `lines`: then each line break is kept as a
+    hard break. Indentation is kept as no-break spaces (else an indented line is code)."""
+    parts = _LINE_BREAK.split(shown(str(value)))
     if not lines:
         return _indented(" ".join(parts))
     return "  \n".join(_indented(part) for part in parts)
@@ -43,7 +52,8 @@ def _line(text: str) -> str:
     """One line with no indentation, escaped."""
     out, last = [], 0
     for found in _LINKABLE.finditer(text):
-        out += [_escaped(text[last : found.start()]), _code(found.group())]
+        start = found.start(found.lastgroup)  # a URL's match holds the run before its scheme
+        out += [_escaped(text[last:start]), _code(text[start : found.end()])]
         last = found.end()
     out.append(_escaped(text[last:]))
     joined = "".join(out)
@@ -55,23 +65,21 @@ def _line(text: str) -> str:
 
 
 def _escaped(text: str) -> str:
-    chars = []
-    for i, char in enumerate(text):
-        if char in _ALWAYS or (char == "_" and not _inside_word(text, i)):
-            chars.append("\\" + char)
-        else:
-            chars.append(char)
-    return _DIRECTIVE.sub(r"\\:", _ENTITY.sub(r"\\&", "".join(chars)))
+    marked = _SPECIAL.sub(lambda found: "\\" + found.group(), text)
+    return _DIRECTIVE.sub(r"\\:", _ENTITY.sub(r"\\&", marked))
 
 
-def _inside_word(text: str, i: int) -> bool:
-    """An `_` between two letters or digits (max_entries) can't open or close emphasis."""
-    return 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+def shown(text: str, limit: int = SHOWN_CHARS) -> str:
+    """`text` cut after `limit` characters, saying how many more there were: a page never
+    echoes a million-character error or link value whole."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} … ({len(text) - limit:,} more characters not shown)"
 
 
 def code(value: Any) -> str:
     """`value` as one line of inline code (a worker's name): its text exactly, never markdown."""
-    return _code(" ".join(_LINE_BREAK.split(str(value))))
+    return _code(" ".join(_LINE_BREAK.split(shown(str(value)))))
 
 
 def _code(word: str) -> str:

@@ -41,6 +41,9 @@ class WorkloadInfo:
     dynamic_dims: tuple[str, ...] = ()  # dims that vary in real use (tokens, seq, batch)
     origin: str = "built-in"  # "built-in" | the user's file (issue 29)
     extra: dict[str, str] = field(default_factory=dict)  # free notes, e.g. what it models
+    # (dim or param, what it must be a multiple of: a dim, a param or a number), e.g.
+    # ("hidden", "heads"): checked with the spec, before anything runs or is stored
+    multiple_of: tuple[tuple[str, str | int], ...] = ()
 
     @property
     def dims_text(self) -> str:
@@ -51,6 +54,16 @@ class WorkloadInfo:
 
     def preset(self, name: str) -> Preset | None:
         return next((p for p in self.presets if p.name == name.strip().lower()), None)
+
+    def misfit(self, shape: tuple[int, ...], params: dict[str, int]) -> str | None:
+        """The first multiple_of rule this shape and these parameters break, as one line."""
+        values = {**self.param_defaults(), **params, **dict(zip(self.dims, shape, strict=False))}
+        for name, unit in self.multiple_of:
+            step = unit if isinstance(unit, int) else values.get(unit)
+            if step and values.get(name, 0) % step:
+                said = f"{unit} {step}" if isinstance(unit, str) else str(step)
+                return f"{name} {values[name]} is not a multiple of {said}; allowed: {name} a multiple of {unit}"
+        return None
 
 
 def shape_text(shape: tuple[int, ...]) -> str:

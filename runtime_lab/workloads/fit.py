@@ -12,6 +12,7 @@ from runtime_lab.workloads.registry import WORKLOADS
 
 MAX_PARAM = 2**20
 PARAMS_HELP = "name=integer pairs joined by commas, e.g. intermediate=14336"
+_INTEGER = re.compile(r"[+-]?[0-9]+")  # ASCII digits: int() also takes other scripts' and "1_0"
 
 
 def presets_text(work: WorkloadInfo) -> str:
@@ -51,13 +52,15 @@ def params_of(work: WorkloadInfo, value: Any) -> dict[str, int]:
         name = name.strip().lower()
         if name not in work.param_defaults():
             raise ValueError(
-                f"{pair!r}: {work.name} has no parameter {name!r}; its parameters: {allowed}"
+                f"{quote(pair)}: {work.name} has no parameter {quote(name)}; its parameters: "
+                f"{allowed}"
             )
-        if not sep or not re.fullmatch(r"[0-9]{1,7}", number.strip()):
-            raise ValueError(f"{pair!r} is not name=integer; allowed: {PARAMS_HELP}")
-        if not 1 <= int(number) <= MAX_PARAM:
-            raise ValueError(f"{pair!r} is out of range; allowed 1 to {MAX_PARAM}")
-        found[name] = int(number)
+        if not sep or not _INTEGER.fullmatch(number.strip()):
+            raise ValueError(f"{quote(pair)} is not name=integer; allowed: {PARAMS_HELP}")
+        digits = number.strip().lstrip("+").lstrip("0") or "0"
+        if len(digits) > 8 or not 1 <= int(digits) <= MAX_PARAM:  # "-5" is 8 digits at most
+            raise ValueError(f"{quote(pair)}: {name} takes a whole number from 1 to {MAX_PARAM:,}")
+        found[name] = int(digits)
     return found
 
 
@@ -89,7 +92,11 @@ def fit(
     if dtype not in work.dtypes:  # a dtype the lab has no such name for is said already
         problems.setdefault("dtype", f"{dtype!r}: {name} runs in {', '.join(work.dtypes)}")
     # a preset fixes the config's parameters; what is typed beside it wins
-    return dims, params_text(preset_params | typed)
+    merged = preset_params | typed
+    why = work.misfit(dims, merged) if not {"shape", "params"} & set(problems) else None
+    if why:  # said under what was typed: the params when any were given, else the shape
+        problems["params" if typed else "shape"] = why
+    return dims, params_text(merged)
 
 
 def _shown(value: Any) -> str:
@@ -123,7 +130,7 @@ def fit_spec(info, opts: dict, given: dict, shape: Any, dtype: str, problems: di
     """build_spec's workload step: the main shape against the workload's dims (or, for a
     workload the experiment reads its own way, any shape), each entry of a shape sequence,
     the params made canonical in opts. Returns the run's dims (None with a sequence)."""
-    from runtime_lab.workloads.sequence import fit_sequence
+    from runtime_lab.workloads.sequence import entries_of, fit_sequence
 
     workload = info.option_of("workload")
     sequence = info.option_of("shapes")
@@ -132,7 +139,21 @@ def fit_spec(info, opts: dict, given: dict, shape: Any, dtype: str, problems: di
     dims, opts["params"] = fit(opts[workload], given_shape, dtype, opts.get("params"), problems)
     if sequence is not None:  # one number per named dim in each entry, and the dims to mark
         fit_sequence(opts[workload], info.options, given, opts, problems)
+        if not {sequence, "params"} & set(problems):
+            work = WORKLOADS[opts[workload]]
+            _entry_misfit(
+                work, entries_of(work, opts[sequence]), opts["params"], sequence, problems
+            )
         return None
     if own:  # checked as any shape: 1 to 4 dims
         return any_shape(info.default_shape if shape is None else shape, problems)
     return dims
+
+
+def _entry_misfit(work: WorkloadInfo, entries, params: str, field: str, problems: dict) -> None:
+    """The first entry of a shape sequence that breaks the workload's multiple_of rules."""
+    given = params_of(work, params)
+    for number, (shape, _) in enumerate(entries, start=1):
+        if why := work.misfit(shape, given):
+            problems[field] = f"shape {number} ({shape_text(shape)}): {why}"
+            return

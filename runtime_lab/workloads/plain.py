@@ -53,6 +53,10 @@ def from_plain(data: Any) -> WorkloadInfo:
         presets.append(Preset(item.get("name"), shape, params, item.get("source") or ""))
     given["presets"] = tuple(presets)
     given["extra"] = dict(given.get("extra") or {})
+    given["multiple_of"] = tuple(
+        tuple(rule) if isinstance(rule, (list, tuple)) else rule
+        for rule in _list(given, "multiple_of")
+    )
     try:
         info = WorkloadInfo(**given)
     except TypeError as exc:
@@ -123,6 +127,26 @@ def check(info: WorkloadInfo) -> None:
             raise BadDeclaration(f"preset name {preset.name!r}: must be like 'llama3-8b-4k'")
         _shape(f"preset {preset.name}", preset.shape, dims)
         _params(f"preset {preset.name} params", preset.params)
+    _multiples(info)
+
+
+def _multiples(info: WorkloadInfo) -> None:
+    """multiple_of names dims or params (or a number ≥ 1), and the declared shapes keep it."""
+    names = (*info.dims, *dict(info.params))
+    for rule in info.multiple_of:
+        ok = isinstance(rule, tuple) and len(rule) == 2 and rule[0] in names
+        ok = ok and (rule[1] in names if isinstance(rule[1], str) else type(rule[1]) is int)
+        if not ok or (type(rule[1]) is int and rule[1] < 1):
+            raise BadDeclaration(
+                f"multiple_of {rule!r}: must be (dim or param, dim, param or integer ≥ 1) pairs "
+                "such as ('hidden', 'heads')"
+            )
+    cpu = dict(info.cpu_params)
+    declared = [("default_shape", info.default_shape, {}), ("cpu_shape", info.cpu_shape, cpu)]
+    declared += [(f"preset {p.name}", p.shape, dict(p.params)) for p in info.presets]
+    for where, shape, params in declared:
+        if why := info.misfit(shape, params):
+            raise BadDeclaration(f"{where}: {why}")
 
 
 def _shape(where: str, shape: Any, dims: tuple[str, ...]) -> None:

@@ -6,11 +6,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
 import os
+import signal
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +26,11 @@ from runtime_lab.workloads.declare import Workload
 from runtime_lab.workloads.plain import BadDeclaration, check
 
 MAX_SOURCE = 64_000  # characters of a file's source kept with each run of its workloads
+IMPORT_S = 30.0  # a file's import (torch's included) on 2 busy cores takes seconds, not this
+
+
+class ImportStopped(Exception):
+    """A file's import tried to end the process or ran past IMPORT_S."""
 
 
 @dataclass
@@ -43,13 +53,45 @@ def _import(entry: str) -> tuple[Any, Path]:
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # dataclasses and pickling look modules up by name
         try:
-            spec.loader.exec_module(module)
+            with _guarded():
+                spec.loader.exec_module(module)
         except BaseException:
             sys.modules.pop(name, None)
             raise
         return module, path
     module = importlib.import_module(entry)
     return module, Path(getattr(module, "__file__", "") or entry)
+
+
+@contextlib.contextmanager
+def _guarded() -> Iterator[None]:
+    """While a file is imported in this process's main thread (a worker's start; the describe
+    child's has its parent's time limit too): os._exit raises instead of ending the process,
+    and an import past IMPORT_S is stopped, so one file can't take a worker down."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    real_exit = os._exit
+
+    def refuse_exit(status: int) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return real_exit(status)  # another thread's (a worker's parent watch) still exits
+        raise ImportStopped(f"it called os._exit({status})")
+
+    def stop(signum: int, frame: Any) -> None:
+        raise ImportStopped(f"it ran for more than {IMPORT_S:g} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    os._exit, began = refuse_exit, time.monotonic()
+    delay, interval = signal.setitimer(signal.ITIMER_REAL, IMPORT_S)
+    try:
+        yield
+    finally:
+        # a timer set before (pytest-timeout's, say) goes on with what was left of it
+        left = max(delay - (time.monotonic() - began), 0.001) if delay else 0
+        signal.setitimer(signal.ITIMER_REAL, left, interval)
+        signal.signal(signal.SIGALRM, previous)
+        os._exit = real_exit
 
 
 def _why(entry: str, exc: BaseException) -> str:
@@ -59,6 +101,10 @@ def _why(entry: str, exc: BaseException) -> str:
         return f"{entry}: syntax error at line {exc.lineno}: {exc.msg}"
     if isinstance(exc, ModuleNotFoundError) and not is_file_entry(entry):
         return f"{entry}: no such module ({exc}); a file path must end in .py"
+    if isinstance(exc, ImportStopped):
+        return f"{entry}: importing it was stopped: {exc}"
+    if isinstance(exc, SystemExit):
+        return f"{entry}: importing it called sys.exit({exc.code!r})"
     return f"{entry}: importing it raised {type(exc).__name__}: {exc}"
 
 
@@ -70,7 +116,8 @@ def code_of(path: Path) -> dict[str, Any]:
         "file": str(path),
         "sha256": hashlib.sha256(data).hexdigest(),
         "source": text[:MAX_SOURCE],
-        "truncated": len(text) > MAX_SOURCE,
+        # not the file byte for byte (cut, or not UTF-8): its hash can't be checked against it
+        "truncated": len(text) > MAX_SOURCE or text.encode() != data,
     }
 
 

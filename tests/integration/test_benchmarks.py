@@ -5,8 +5,11 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -155,3 +158,25 @@ def test_every_project_name_they_import_exists():
                 except ImportError:
                     missing.append(f"{path.relative_to(REPO)}:{line}: {module}.{name}")
     assert not missing, "\n".join(missing)
+
+
+def test_a_run_ended_by_sigterm_removes_its_temporary_lab(tmp_path):
+    """Issue 38: `timeout` (SIGTERM) left the lab's folder and its workers behind."""
+    args = ["rerun-latency", "--device", "cpu", "--set", "shape=64x64", "--set", "attempts=1"]
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks", *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob("benchmarks-*/lab")) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the lab's data dir: its job manager and worker are starting
+    assert list(tmp_path.glob("benchmarks-*")), "the lab never started"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM and "Traceback" not in err, err[-2000:]
+    assert list(tmp_path.glob("benchmarks-*")) == []

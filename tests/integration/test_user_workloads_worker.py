@@ -44,12 +44,14 @@ def test_the_server_side_never_imports_the_file_nor_torch():
 
 
 def test_a_run_records_the_file_its_sha256_and_its_source(tmp_path):
-    out = tmp_path / "run.json"
+    out, exits = tmp_path / "run.json", tmp_path / "exits.py"
+    exits.write_text("import os\nos._exit(3)\n")  # issue 38: it took every job down with it
     done = cli(
-        tmp_path / "data", "--workloads", GOOD, "run", "fusion", "--workload", "scaled_tanh",
-        "--shape", "64x64", "--modes", "eager,inductor", *FAST, "--json", str(out),
+        tmp_path / "data", "--workloads", f"{exits},{GOOD}", "run", "fusion", "--workload",
+        "scaled_tanh", "--shape", "64x64", "--modes", "eager,inductor", *FAST, "--json", str(out),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    assert f"workload file: {exits}: importing it was stopped: it called os._exit(3)" in done.stderr
     sha = hashlib.sha256(Path(GOOD).read_bytes()).hexdigest()
     assert f"Your workload scaled_tanh from good.py, sha256 {sha[:12]}." in done.stdout
     run = json.loads(out.read_text())
@@ -82,15 +84,33 @@ def test_a_file_that_does_not_load_is_said_and_its_workload_is_not_offered(tmp_p
     assert f"workload file: {broken}: syntax error at line 1" in done.stderr
     assert "'f' is not allowed; allowed: pointwise" in done.stderr
     assert "scaled_tanh" in done.stderr  # the good file's workload is offered
-    missing = cli(tmp_path, "--workloads", str(tmp_path / "gone.py"), "workloads")
-    assert missing.returncode == 2 and "gone.py': no such file" in missing.stderr
+    gone = tmp_path / "gone.py"  # issue 38: a missing file is a warning, as one that raises
+    missing = cli(tmp_path, "--workloads", f"{gone},{GOOD}", "workloads")
+    assert missing.returncode == 0 and f"workload file: {gone}: no such file" in missing.stderr
+    assert "scaled_tanh" in missing.stdout and "softmax" in missing.stdout
+
+
+def test_a_file_that_loops_or_exits_at_import_costs_only_itself(tmp_path):
+    from runtime_lab.workloads.describe import describe
+
+    loops, leaves = tmp_path / "loops.py", tmp_path / "leaves.py"
+    loops.write_text("while True:\n    pass\n")
+    leaves.write_text("import signal, os\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    found = describe(f"{loops},{leaves}", timeout_s=3)  # each file in a child of its own
+    assert found.kept == [] and found.problems == [
+        f"{loops}: reading it took over 3 s (does it loop or wait at import?)",
+        f"{leaves}: importing it ended its process (exit -9: no output)",
+    ]
 
 
 @pytest.fixture
 def user_app(data_dir, monkeypatch, tmp_path):
-    broken = tmp_path / "broken.py"
+    broken, exits = tmp_path / "broken.py", tmp_path / "exits.py"
     broken.write_text("raise RuntimeError('not today')\n")
-    monkeypatch.setenv("RUNTIME_LAB_WORKLOADS", f"{GOOD},{broken}")
+    exits.write_text("import sys\nsys.exit(2)\n")
+    # issue 38: a missing file stopped the app ("Runtime Lab cannot start")
+    entries = [GOOD, str(broken), str(tmp_path / "gone.py"), str(exits)]
+    monkeypatch.setenv("RUNTIME_LAB_WORKLOADS", ",".join(entries))
     replay.install(monkeypatch)
     st.cache_resource.clear()
     at = AppTest.from_file(APP, default_timeout=60)
@@ -109,6 +129,10 @@ def test_the_pages_offer_the_users_workloads_and_say_which_file_failed(user_app)
     assert "Your workloads: scaled_tanh" in captions
     warned = " ".join(w.value for w in at.sidebar.warning)
     assert "broken.py: importing it raised RuntimeError: not today" in warned
+    assert (
+        "gone.py: no such file" in warned and "exits.py: importing it called sys.exit(2)" in warned
+    )
+    assert not at.error and not at.exception
     assert not [m for m in sys.modules if m.startswith("runtime_lab_user")]
 
 

@@ -105,8 +105,25 @@ def test_cpu_workers_from_the_environment(monkeypatch):
 
 def test_no_driver_means_no_gpu_count_and_no_child(monkeypatch):
     monkeypatch.setattr(devices, "gpu_likely", lambda: False)
-    monkeypatch.setattr(devices.subprocess, "run", lambda *a, **k: pytest.fail("ran a child"))
+    monkeypatch.setattr(devices.child, "run_python", lambda *a, **k: pytest.fail("ran a child"))
     assert devices.count_gpus() == (0, None)
+
+
+@pytest.mark.parametrize(
+    ("answer", "count", "note"),
+    [
+        (("2\n", None), 2, None),
+        (("", "did not finish in 120 s"), 0, "could not count the GPUs (did not finish in 120 s)"),
+        (("warning\n", None), 0, "could not count the GPUs (no count printed)"),
+    ],
+)
+def test_the_gpu_count_is_read_from_one_child_through_the_helper(monkeypatch, answer, count, note):
+    monkeypatch.setattr(devices, "gpu_likely", lambda: True)
+    asked = []
+    monkeypatch.setattr(devices.child, "run_python", lambda *a, **k: asked.append(a) or answer)
+    found, said = devices.count_gpus()
+    assert found == count and len(asked) == 1 and asked[0][1] == devices.COUNT_TIMEOUT_S
+    assert said == note or said.startswith(note)
 
 
 def test_a_cpu_worker_beside_gpu_workers_leaves_a_core_for_each(monkeypatch):

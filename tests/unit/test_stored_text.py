@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from literal import problems, rendered
 
+from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.ui.links import from_query
 from runtime_lab.view.origin import imported_from
-from runtime_lab.view.text import code, markdown, terminal
+from runtime_lab.view.text import SHOWN_CHARS, code, markdown, terminal
 
 HOSTILE = [
     "[click](http://evil.example/x)",
@@ -142,3 +146,36 @@ def test_terminal_lines_keeps_newlines_only():
 )
 def test_imported_from_names_the_host_and_gpu(origin, words):
     assert imported_from(origin) == words
+
+
+# issue 38: escaping is linear, and what a page echoes is capped
+@pytest.mark.parametrize("unit", ["a", "a_", "-", ":a", "x.", "-a", "w", "é+"])
+def test_escaping_a_long_run_without_spaces_takes_linear_time(unit):
+    text = unit * (SHOWN_CHARS // len(unit))  # the most a page escapes: 1.4-2 s before, 5 ms now
+    started = time.perf_counter()
+    shown = markdown(text)
+    assert time.perf_counter() - started < 0.5
+    assert len(shown) >= len(text) and "more characters not shown" not in shown
+
+
+def test_a_million_character_error_is_cut_and_its_length_said():
+    text = "Traceback:\n" + "x" * 999_989
+    started = time.perf_counter()
+    shown = markdown(text, lines=True)
+    assert time.perf_counter() - started < 0.5
+    assert len(shown) < SHOWN_CHARS + 100 and shown.endswith("(980,000 more characters not shown)")
+    assert rendered(markdown("y" * 30_000)).startswith("y" * SHOWN_CHARS + " … (10,000 more")
+    assert len(code("z" * 50_000)) < SHOWN_CHARS + 100
+
+
+def test_a_link_value_past_the_cap_is_one_short_line_and_not_taken():
+    info, values = EXPERIMENTS["fusion"], {"shape": "64x64", "params": ""}
+    taken, said = from_query(info, {"shape": "1x" * 500_000, "params": "h" * 10**6}, values, [])
+    assert taken == values and set(said) == {"shape", "params"}
+    assert all(len(line) < 200 and "at most 4,000 characters" in line for line in said.values())
+
+
+def test_a_link_of_a_thousand_bad_fields_says_ten_and_counts_the_rest():
+    query = {f"k{i}": "1" for i in range(1000)}
+    _, said = from_query(EXPERIMENTS["fusion"], query, {}, [])
+    assert len(said) == 11 and said["…"] == "and 990 more link values not taken"

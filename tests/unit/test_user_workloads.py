@@ -1,5 +1,7 @@
 """A user's workload files: declarations checked field by field, every bad file one line."""
 
+import os
+import signal
 import textwrap
 from pathlib import Path
 
@@ -7,7 +9,7 @@ import pytest
 
 from runtime_lab import envvars
 from runtime_lab.lab import workload_check as smoke
-from runtime_lab.workloads import registry, user
+from runtime_lab.workloads import describe, registry, user
 from runtime_lab.workloads.plain import BadDeclaration, from_plain, to_plain
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "user_workloads"
@@ -85,7 +87,9 @@ def test_the_example_file_loads_both_workloads_marked_as_the_users():
 BAD_FILES = [
     ("x = (\n", "syntax error at line"),
     ("raise ImportError('no such thing')\n", "importing it raised ImportError: no such thing"),
-    ("import sys\nsys.exit(3)\n", "importing it raised SystemExit"),
+    ("import sys\nsys.exit(3)\n", "importing it called sys.exit(3)"),
+    ("import os\nos._exit(3)\n", "importing it was stopped: it called os._exit(3)"),
+    ("WORKLOADS = [Workload(info(multiple_of=(('cols', 3),)), inputs, fn)]\n", "not a multiple"),
     ("pass\n", "declares no WORKLOADS list"),
     ("WORKLOADS = Workload(info(), inputs, fn)\n", "WORKLOADS must be a list"),
     ("WORKLOADS = [info()]\n", "WORKLOADS[0] is a WorkloadInfo, not a Workload"),
@@ -149,12 +153,86 @@ def test_inputs_that_cannot_be_built_on_meta_are_refused_first(tmp_path):
 @pytest.mark.parametrize(
     ("value", "said"),
     [
-        ("/nowhere/mine.py", "'/nowhere/mine.py': no such file"),
-        ("not a module", "is neither a .py file nor a package.module name"),
+        ("/nowhere/mine.py", "/nowhere/mine.py: no such file"),
+        ("not a module", "'not a module' is neither a .py file nor a package.module name"),
     ],
 )
-def test_the_variable_is_checked_before_anything_starts(value, said):
-    line = envvars.problem(envvars.WORKLOADS_ENV, {envvars.WORKLOADS_ENV: value})
-    assert line is not None and said in line and "RUNTIME_LAB_WORKLOADS" in line
-    ok = {envvars.WORKLOADS_ENV: f"{EXAMPLE},pkg.mod"}
-    assert envvars.problem(envvars.WORKLOADS_ENV, ok) is None
+def test_a_bad_entry_is_a_warning_never_a_variable_that_stops_the_app(value, said):
+    assert envvars.problem(envvars.WORKLOADS_ENV, {envvars.WORKLOADS_ENV: value}) is None
+    assert envvars.first_problem(environ={envvars.WORKLOADS_ENV: value}) is None
+    assert envvars.entry_problem(value) == said
+    assert envvars.entry_problem(str(EXAMPLE)) is None and envvars.entry_problem("pkg.mod") is None
+
+
+def test_a_file_that_loops_at_import_is_stopped_and_a_timer_set_before_goes_on(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(user, "IMPORT_S", 0.2)
+    loops = _file(tmp_path, "while True:\n    pass\n", "loops.py")
+    signal.setitimer(signal.ITIMER_REAL, 60)  # as pytest-timeout's own alarm would be
+    try:
+        loaded = user.load(f"{loops},{FIXTURES / 'good.py'}")
+        left = signal.getitimer(signal.ITIMER_REAL)[0]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    assert loaded.problems == [f"{loops}: importing it was stopped: it ran for more than 0.2 s"]
+    assert loaded.names == ["scaled_tanh"] and 50 < left < 60
+
+
+def test_os_exit_in_another_thread_still_exits_while_a_file_imports(tmp_path, monkeypatch):
+    ended = []
+    monkeypatch.setattr(user.os, "_exit", ended.append)  # the real one: what the guard keeps
+    body = "import os, threading\nt = threading.Thread(target=os._exit, args=(7,))\nt.start(); t.join()\n"
+    loaded = user.load(_file(tmp_path, body, "threads.py"))
+    assert ended == [7] and "declares no WORKLOADS" in loaded.problems[0]
+    assert user.os._exit == ended.append  # put back after the import
+
+
+def _answers(by_entry):
+    """A stand-in for the describe children: each entry's (document, why) as given."""
+
+    def run_module(module, args, timeout_s, **kw):
+        assert module == "runtime_lab.workloads.describe" and "RUNTIME_LAB_WORKLOADS" in kw["drop"]
+        return by_entry[args["entry"]]
+
+    return run_module
+
+
+def test_each_file_is_read_by_its_own_child_and_only_those_read_reach_the_workers(
+    tmp_path, monkeypatch
+):
+    good, other = (str(FIXTURES / "good.py"), str(EXAMPLE))
+    exits, loops = _file(tmp_path, "", "exits.py"), _file(tmp_path, "", "loops.py")
+    work = to_plain(registry.WORKLOADS["softmax"]) | {"name": "scaled_tanh"}
+    answers = {
+        good: ({"workloads": [{"info": work, "code": {"sha256": "a" * 64}}], "problems": []}, None),
+        exits: (None, "exit 3: no output"),
+        loops: (None, "did not finish in 30 s"),
+        other: ({"workloads": [{"info": work}], "problems": []}, None),  # a name taken
+    }
+    monkeypatch.setattr(describe.child, "run_module", _answers(answers))
+    missing = str(tmp_path / "gone.py")
+    monkeypatch.setenv(envvars.WORKLOADS_ENV, ",".join([exits, good, loops, missing, other]))
+    found = describe.from_environment()
+    assert found.names == ["scaled_tanh"] and found.kept == [good]
+    assert found.problems == [
+        f"{exits}: importing it ended its process (exit 3: no output)",
+        f"{loops}: reading it took over 30 s (does it loop or wait at import?)",
+        f"{missing}: no such file",
+        f"{other}: 'scaled_tanh' is declared in {good} too",
+    ]
+    assert os.environ[envvars.WORKLOADS_ENV] == good  # the workers import the good file only
+    monkeypatch.setattr(describe.child, "run_module", _answers({exits: (None, "exit 3: x")}))
+    assert describe.from_environment(exits).names == []
+    assert envvars.WORKLOADS_ENV not in os.environ  # none read: the workers import none
+
+
+def test_a_cpu_shape_too_big_to_try_is_refused_on_meta_before_anything_is_allocated(tmp_path):
+    body = "WORKLOADS = [Workload(info(cpu_shape=(65536, 65536)), inputs, fn)]\n"
+    assert user.load(_file(tmp_path, body)).names == ["mine"]
+    with pytest.raises(smoke.WorkloadRejected) as caught:
+        smoke.check("mine")
+    said = str(caught.value)
+    assert said.startswith("mine: its cpu_shape 65536x65536 needs about 48.00 GiB") and (
+        "declare a smaller cpu_shape" in said
+    )

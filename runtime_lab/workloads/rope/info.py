@@ -18,4 +18,5 @@ INFO = WorkloadInfo(
     bound="memory",
     presets=model_presets(lambda c, n: (n, c["heads"], c["head_dim"])),
     dynamic_dims=("tokens",),
+    multiple_of=(("head_dim", 2),),  # rotate_half splits head_dim in two halves
 )

@@ -24,4 +24,5 @@ INFO = WorkloadInfo(
         tokens=(2048,),
     ),
     dynamic_dims=("seq", "batch"),
+    multiple_of=(("hidden", "heads"),),  # each head takes hidden / heads of the width
 )
