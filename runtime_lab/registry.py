@@ -4,7 +4,8 @@
 # info (catalog entry) and result (typed result), both torch-free; run/ (the worker side, under
 # torch: run/experiment.py holds estimate_bytes and run); report/ (the server side, no torch:
 # report/build.py the Report its page draws; optionally report/figures.py, the CLI JSON's
-# headline numbers, and report/compare.py, runs side by side: a missing one means none).
+# headline numbers, report/glossary.py, what each of them is (FIGURES), and report/compare.py,
+# runs side by side: a missing one means none).
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ STAGES = {
     "run": "run.experiment",
     "report": "report.build",
     "figures": "report.figures",
+    "glossary": "report.glossary",
     "compare": "report.compare",
 }
 
@@ -46,7 +48,7 @@ def _stage(name: str, stage: str) -> ModuleType:
 
 
 def _optional_stage(name: str, stage: str) -> ModuleType | None:
-    """An optional stage (figures, compare), or None where the experiment has none."""
+    """An optional stage (figures, glossary, compare), or None where the experiment has none."""
     if name not in NAMES:
         return _stage(name, stage)  # raises: an unknown name is never looked up either
     if importlib.util.find_spec(f"runtime_lab.{name}.{STAGES[stage]}") is None:
@@ -55,10 +57,9 @@ def _optional_stage(name: str, stage: str) -> ModuleType | None:
 
 
 class NoComparison:
-    """The compare stage of an experiment without one: no labels, raw samples or charts."""
+    """The compare stage of an experiment without one: nothing ignored, no raw samples or
+    charts (labels and units come from the glossary)."""
 
-    LABELS: dict[str, Any] = {}
-    UNITS: dict[str, str] = {}
     IGNORED: tuple[str, ...] = ()
 
     @staticmethod
@@ -84,9 +85,16 @@ def run_module(name: str) -> ModuleType:
 
 
 def comparison(name: str) -> Any:
-    """The compare stage: figure labels, which figures keep raw samples, the overlaid charts
+    """The compare stage: which figures it ignores, which keep raw samples, the overlaid charts
     (NoComparison where the experiment has no compare stage)."""
     return _optional_stage(name, "compare") or NoComparison
+
+
+def glossary(name: str) -> tuple[Any, ...]:
+    """The experiment's figures as its glossary defines them (report/glossary.py's FIGURES:
+    glossary.figure.Figure), () where it has no figures."""
+    stage = _optional_stage(name, "glossary")
+    return tuple(stage.FIGURES) if stage else ()
 
 
 def result_type(experiment: str) -> type:

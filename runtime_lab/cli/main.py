@@ -59,12 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
     low, high = argcheck.LIMIT_RANGE
     hist.add_argument("--limit", default="20", help=f"rows to list ({low} to {high})")
     # export and import, and runs side by side: their own modules, torch-free
-    from runtime_lab.cli import bundles, compare, delete, workloads
+    from runtime_lab.cli import bundles, compare, delete, figures, workloads
 
     bundles.add_parsers(commands)
     compare.add_parser(commands)
     delete.add_parser(commands)
     workloads.add_parser(commands)
+    figures.add_parser(commands)
     run = commands.add_parser("run", help="run one experiment in the worker and print its result")
     experiments = run.add_subparsers(dest="experiment", required=True, parser_class=_Parser)
     for info in EXPERIMENTS.values():
@@ -288,4 +289,8 @@ def _command(args: argparse.Namespace) -> int:
         from runtime_lab.cli import workloads
 
         return workloads.main(args)
+    if args.command == "figures":
+        from runtime_lab.cli import figures
+
+        return figures.main(args)
     return _run(args)

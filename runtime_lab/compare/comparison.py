@@ -14,6 +14,7 @@ import pandas as pd
 from runtime_lab import registry
 from runtime_lab.compare import table as compare_table
 from runtime_lab.compare import workloads
+from runtime_lab.glossary import registry as glossary
 from runtime_lab.record import Run
 from runtime_lab.results import stats
 from runtime_lab.view import frames
@@ -25,7 +26,7 @@ BASELINE, WITHIN, BEYOND = "baseline", "within noise", "beyond noise"
 NO_SPREAD, MISSING = "no spread recorded", "not in both runs"
 _ID = re.compile(r"[0-9]{1,12}")  # ASCII digits only: int() also takes other scripts' digits
 NAMED_FIELDS = 4  # the headline names this many differing fields, then counts the rest
-FIGURE_COLUMNS = ["key", "figure", "unit", "run", "value", "q1", "q3", "samples"]
+FIGURE_COLUMNS = ["key", "figure", "unit", "better", "run", "value", "q1", "q3", "samples"]
 FIGURE_COLUMNS += ["ratio", "verdict"]  # against the baseline, the first run
 
 
@@ -187,7 +188,8 @@ def figures(runs: Sequence[Run], results: Sequence[Any] | None = None) -> pd.Dat
     """Long form: one row per key figure and run, with quartiles where the figure has raw
     samples, its ratio to the first run and the noise verdict. `results`: the runs' loaded
     results (registry.load), when the caller has them."""
-    stage = registry.comparison(runs[0].spec["experiment"])
+    experiment = runs[0].spec["experiment"]
+    stage = registry.comparison(experiment)
     if results is None:
         results = [registry.load(run) for run in runs]
     measured = [_measured(r, res, stage) for r, res in zip(runs, results, strict=True)]
@@ -199,8 +201,9 @@ def figures(runs: Sequence[Run], results: Sequence[Any] | None = None) -> pd.Dat
             rows.append(
                 {
                     "key": key,
-                    "figure": compare_table.figure_label(key, stage.LABELS),
-                    "unit": stage.UNITS.get(key.partition(".")[0]) or compare_table.unit(key),
+                    "figure": compare_table.figure_label(experiment, key),
+                    "unit": compare_table.unit(experiment, key),
+                    "better": glossary.better(experiment, key),
                     "run": label(run),
                     **vars(m),
                     "ratio": _ratio(m.value, base.value),

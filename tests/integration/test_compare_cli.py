@@ -52,7 +52,7 @@ def test_compare_prints_differences_then_figures_then_the_headline(ids, data_dir
     assert gpu_row[2:] == ["CPU", "NVIDIA", "H200"]
     assert not any(line.split()[:2] == ["spec", "dtype"] for line in lines)  # same in both
     eager = lines[first("eager steady-state time")]
-    assert "16.3×" in eager and eager.rstrip().endswith("beyond noise")
+    assert "16.3× slower" in eager and eager.rstrip().endswith("beyond noise")
     assert "no spread recorded" in lines[first("cold compile")]
     document = json.loads(out.read_text())
     assert lines[-1] == document["headline"]

@@ -14,7 +14,7 @@ from runtime_lab import registry
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "runtime_lab"
 STAGES = ("info", "run", "result", "report")
-OPTIONAL_STAGES = ("figures", "compare")  # a missing one means the experiment has none
+OPTIONAL_STAGES = ("figures", "glossary", "compare")  # a missing one means the experiment has none
 
 
 def _modules() -> dict[str, Path]:
@@ -163,7 +163,7 @@ def test_a_missing_optional_stage_means_none():
     assert registry.summary(run) is None
     stage = registry.comparison("selftest")
     assert stage is registry.NoComparison
-    assert (stage.LABELS, stage.UNITS, stage.IGNORED) == ({}, {}, ())
+    assert stage.IGNORED == ()
     assert stage.samples(None) == {} and stage.charts([("a", None), ("b", None)]) == []
     assert registry.comparison("fusion").__name__ == "runtime_lab.fusion.report.compare"
     with pytest.raises(KeyError, match="unknown experiment"):

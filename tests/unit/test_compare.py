@@ -82,7 +82,10 @@ def test_ratio_is_against_the_first_run():
     gbps = _row(long, "achieved_gbps.eager", "#2")
     assert gbps["ratio"] == pytest.approx(0.5, rel=0.02)  # quartiles of GB/s per call
     table = compare_table.figure_table(long, ["#1", "#2"]).set_index("figure")
-    assert table.loc["eager steady-state time", "#2 ÷ #1"] == "2×"
+    # the ratio in words: a time twice the baseline's is slower, half the bandwidth is worse
+    assert table.loc["eager steady-state time", "#2 ÷ #1"] == "2× slower"
+    assert table.loc["eager achieved bandwidth", "#2 ÷ #1"].endswith("× lower (worse)")
+    assert table.loc["inductor steady-state time", "#2 ÷ #1"] == "1×"
 
 
 def test_two_halves_of_real_samples_are_within_noise():

@@ -1,5 +1,7 @@
 """Recompiles' what-ifs without torch: the new marks' modes, a stance, reduce-overhead's CUDA graphs."""
 
+from functools import partial
+
 import pandas as pd
 import pytest
 from recompilesdata import STATES, TAPS
@@ -8,6 +10,7 @@ from recompilesdata import run as _run
 from recompilesdata import whatif as _whatif
 
 from runtime_lab import registry
+from runtime_lab.glossary import registry as glossary
 from runtime_lab.recompiles import cudagraph_calls as cg
 from runtime_lab.recompiles.report import charts as cr
 from runtime_lab.recompiles.report import compare as rc
@@ -98,8 +101,9 @@ def test_key_figures_and_compare_handle_the_what_ifs():
     assert "stance" not in registry.summary(_run(_result()))  # none asked: nothing to compare
     titles = [t for t, _ in rc.charts([("#1", _whatif()), ("#2", _result())])]
     assert "Calls after the first that the stance ran eager or made fail, by mode" in titles
-    assert rc.LABELS["stance"]("failed.dynamic=False") == "dynamic=False calls the stance made fail"
-    assert rc.LABELS["cudagraphs"]("pool_bytes") == "reduce-overhead CUDA-graph pool"
+    label = partial(glossary.label, "recompiles")
+    assert label("stance.failed.dynamic=False") == "dynamic=False calls the stance made fail"
+    assert label("cudagraphs.pool_bytes") == "reduce-overhead CUDA-graph pool"
     # runs without a stance draw no stance bars
     plain = [t for t, _ in rc.charts([("#1", _result()), ("#2", _result())])]
     assert "Calls after the first that the stance ran eager or made fail, by mode" not in plain

@@ -13,6 +13,7 @@ from runtime_lab.allocator.report import frames as fa
 from runtime_lab.allocator.report import workload as rw
 from runtime_lab.allocator.report.figures import key_figures
 from runtime_lab.allocator.result import AllocatorResult
+from runtime_lab.glossary import registry as glossary
 from runtime_lab.report import Metric, Report, in_tab, run_json_download
 from runtime_lab.view.fmt import fmt_ms
 
@@ -100,22 +101,28 @@ def _headline(result: AllocatorResult, figures: dict[str, Any]) -> str:
     )
 
 
+def _help(path: str, detail: str | None = None) -> str | None:
+    return glossary.help_text("allocator", path, detail)
+
+
 def _metrics(result: AllocatorResult, figures: dict[str, Any]) -> list[Metric]:
     seq = "sequence"
     found = []
     if figures["peak_bytes"].get(seq) is not None:
         found += [
-            Metric("sequence: peak", fmt_bytes(figures["peak_bytes"][seq]), "max over steps"),
+            Metric(
+                "sequence: peak", fmt_bytes(figures["peak_bytes"][seq]), _help(f"peak_bytes.{seq}")
+            ),
             Metric(
                 "after last del: allocated · reserved",
                 f"{fmt_bytes(figures['allocated_bytes'][seq])} · "
                 f"{fmt_bytes(figures['reserved_bytes'][seq])}",
-                " ".join(WHY_RESERVED),
+                _help(f"reserved_bytes.{seq}", " ".join(WHY_RESERVED)),
             ),
             Metric(
                 "reserved after empty_cache",
                 fmt_bytes(figures["reserved_after_empty_cache_bytes"][seq]),
-                " ".join(WHY_EMPTY_CACHE),
+                _help(f"reserved_after_empty_cache_bytes.{seq}", " ".join(WHY_EMPTY_CACHE)),
             ),
         ]
     c = figures["compiled"]
@@ -124,8 +131,11 @@ def _metrics(result: AllocatorResult, figures: dict[str, Any]) -> list[Metric]:
             Metric(
                 "peak above inputs: eager → compiled",
                 f"{fmt_bytes(c['eager_peak_bytes'])} → {fmt_bytes(c['compiled_peak_bytes'])}",
-                f"{'x'.join(map(str, c['shape']))}: the fused graph saves "
-                f"{fmt_bytes(c['delta_bytes'])}. " + " ".join(WHY_PEAK),
+                _help(
+                    "compiled.delta_bytes",
+                    f"{'x'.join(map(str, c['shape']))}: the fused graph saves "
+                    f"{fmt_bytes(c['delta_bytes'])}. " + " ".join(WHY_PEAK),
+                ),
             )
         )
     cost, e = figures["empty_cache_cost_ms"], result.empty_cache
@@ -134,10 +144,13 @@ def _metrics(result: AllocatorResult, figures: dict[str, Any]) -> list[Metric]:
             Metric(
                 "empty_cache every step costs",
                 f"{fmt_ms(cost)} per step",
-                f"median round time with empty_cache() after every step minus never, over "
-                f"{e.rounds} rounds of {e.steps} steps; the call "
-                f"alone: {fmt_ms(figures['empty_cache_call_ms'] or 0.0)} (median)"
-                + ("; timed before any memory history" if e.timed_before_history else ""),
+                _help(
+                    "empty_cache_cost_ms",
+                    f"median round time with empty_cache() after every step minus never, over "
+                    f"{e.rounds} rounds of {e.steps} steps; the call "
+                    f"alone: {fmt_ms(figures['empty_cache_call_ms'] or 0.0)} (median)"
+                    + ("; timed before any memory history" if e.timed_before_history else ""),
+                ),
             )
         )
     s = result.side_stream
@@ -147,10 +160,11 @@ def _metrics(result: AllocatorResult, figures: dict[str, Any]) -> list[Metric]:
                 "block reused while the side stream ran",
                 f"without record_stream: {'yes' if s.reused_without_record else 'no'} · with: "
                 f"{'yes' if s.reused_with_record else 'no'}",
-                "whether the next default-stream allocation got the freed tensor's address back "
-                "while a side-stream kernel still used it (a race); record_stream delays reuse "
-                f"until the side stream's work is done (free_requested → free_completed "
-                f"{(s.free_lag_us or 0) / 1e3:.1f} ms)",
+                _help(
+                    "side_stream.reused_without_record_stream",
+                    "record_stream delays reuse until the side stream's work is done "
+                    f"(free_requested → free_completed {(s.free_lag_us or 0) / 1e3:.1f} ms)",
+                ),
             )
         )
     if result.graphs is not None:
@@ -159,10 +173,14 @@ def _metrics(result: AllocatorResult, figures: dict[str, Any]) -> list[Metric]:
             Metric(
                 "CUDA-graph private pool",
                 fmt_bytes(g.private_pool_bytes),
-                f"reduce-overhead's pool: reserved {fmt_bytes(g.reserved_before_bytes)} before, "
-                f"{fmt_bytes(g.reserved_replaying_bytes)} replaying, "
-                f"{fmt_bytes(g.reserved_after_del_bytes)} after del + empty_cache (the pool "
-                f"stays), {fmt_bytes(g.reserved_after_reset_bytes)} after torch.compiler.reset()",
+                _help(
+                    "cudagraphs_private_pool_bytes",
+                    f"reduce-overhead's pool: reserved {fmt_bytes(g.reserved_before_bytes)} "
+                    f"before, {fmt_bytes(g.reserved_replaying_bytes)} replaying, "
+                    f"{fmt_bytes(g.reserved_after_del_bytes)} after del + empty_cache (the pool "
+                    f"stays), {fmt_bytes(g.reserved_after_reset_bytes)} after "
+                    "torch.compiler.reset()",
+                ),
             )
         )
     if result.num_alloc_retries is not None:
@@ -170,15 +188,17 @@ def _metrics(result: AllocatorResult, figures: dict[str, Any]) -> list[Metric]:
             Metric(
                 "alloc retries · OOMs",
                 f"{result.num_alloc_retries} · {result.num_ooms}",
-                "during this job: a retry is a cudaMalloc that failed and succeeded after the "
-                "allocator freed its cache (slow); an OOM failed even then",
+                _help(
+                    "num_alloc_retries",
+                    "a retry is slow; an OOM failed even after the allocator freed its cache",
+                ),
             )
         )
     found.append(
         Metric(
             "host RSS peak",
             fmt_bytes(figures["host_rss_peak_bytes"]),
-            "the worker plus child processes, sampled every 20 ms by psutil",
+            _help("host_rss_peak_bytes"),
         )
     )
     return found

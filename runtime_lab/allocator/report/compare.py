@@ -1,4 +1,4 @@
-"""Allocator runs side by side: its figures' names, their raw samples, the overlaid charts."""
+"""Allocator runs side by side: figures it leaves out, their raw samples, the overlaid charts."""
 
 from __future__ import annotations
 
@@ -12,25 +12,6 @@ from runtime_lab.allocator.report import frames as af
 from runtime_lab.allocator.result import SCENARIOS, AllocatorResult
 from runtime_lab.compare import charts as cc
 
-LABELS: dict[str, Any] = {
-    "allocated_bytes": "{} allocated after del",
-    "reserved_bytes": "{} reserved after del",
-    "peak_bytes": "{} peak allocated",
-    "reserved_after_empty_cache_bytes": "{} reserved after empty_cache",
-    "empty_cache_cost_ms": "empty_cache() after every step, cost per step",
-    "empty_cache_call_ms": "one empty_cache() call",
-    "compiled": lambda rest: f"eager vs compiled: {rest.replace('_', ' ')}",
-    "side_stream": lambda rest: f"side stream: {rest.replace('_', ' ')}",
-    "cudagraphs_private_pool_bytes": "CUDA-graph private pool",
-    "host_rss_peak_bytes": "host RSS peak",
-    "num_alloc_retries": "allocator retries",
-    "num_ooms": "out-of-memory errors",
-    "baseline_allocated_bytes": "allocated when the job began",
-    "final_allocated_bytes": "allocated after the job's cleanup",
-    "call_peak_bytes": lambda rest: f"one call's peak at {rest.replace('.', ': ')}",
-    "compile_warm_call_s": "{} warm compiled call (its compile)",
-}
-UNITS: dict[str, str] = {}
 IGNORED: tuple[str, ...] = ()
 
 

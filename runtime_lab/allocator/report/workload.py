@@ -7,6 +7,7 @@ from typing import Any
 from runtime_lab.allocator.report import peak as pf
 from runtime_lab.allocator.report import peak_chart
 from runtime_lab.allocator.result import AllocatorResult, WorkloadPeak
+from runtime_lab.glossary import registry as glossary
 from runtime_lab.report import Metric
 from runtime_lab.view.fmt import fmt_bytes
 from runtime_lab.workloads.registry import look_for
@@ -82,9 +83,13 @@ def metrics(result: AllocatorResult) -> list[Metric]:
         Metric(
             "one call's peak: eager → compiled",
             f"{fmt_bytes(eager)} → {fmt_bytes(compiled)}",
-            f"{result.workload} at {p.label}, inputs included: {eager / ideal:.2f}× and "
-            f"{compiled / ideal:.2f}× the ideal {fmt_bytes(ideal)} (inputs "
-            f"{fmt_bytes(p.input_bytes)} + output {fmt_bytes(p.output_bytes)})",
+            glossary.help_text(
+                "allocator",
+                f"call_peak_bytes.{p.label}.compiled",
+                f"{result.workload} at {p.label}, inputs included: {eager / ideal:.2f}× and "
+                f"{compiled / ideal:.2f}× the ideal {fmt_bytes(ideal)} (inputs "
+                f"{fmt_bytes(p.input_bytes)} + output {fmt_bytes(p.output_bytes)})",
+            ),
         )
     ]
 

@@ -20,6 +20,7 @@ from runtime_lab.fusion.report.charts import fmt_seconds
 from runtime_lab.fusion.report.figures import FusionFigures, figures
 from runtime_lab.fusion.report.roofline import roofline_chart, roofline_frame, roofs_frame
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
+from runtime_lab.glossary import registry as glossary
 from runtime_lab.report import Metric, Report, run_json_download
 from runtime_lab.view import charts
 from runtime_lab.view.fmt import fmt_ms
@@ -53,6 +54,10 @@ def _headline(result: FusionResult, key: Mapping[str, Any], by: dict[str, ModeRe
     return text
 
 
+def _help(path: str, detail: str | None = None) -> str | None:
+    return glossary.help_text("fusion", path, detail)
+
+
 def _metrics(key: Mapping[str, Any], modes, by: dict[str, ModeResult]) -> list[Metric]:
     compiled = key["compiled_mode"]
     best = modes.dropna(subset=["ceiling_pct"])
@@ -70,43 +75,46 @@ def _metrics(key: Mapping[str, Any], modes, by: dict[str, ModeResult]) -> list[M
         Metric(
             "max |mode − eager|",
             "—" if diff is None else f"{diff:.3e}",
-            "largest elementwise difference of any mode's output from eager's",
+            _help("max_abs_diff"),
         ),
         Metric(
             "cold compile",
             "—" if key["cold_compile_s"] is None else fmt_seconds(key["cold_compile_s"]),
-            "first call with empty Inductor and Triton caches",
+            _help("cold_compile_s"),
         ),
         Metric(
             "warm-cache compile",
             "—"
             if key["warm_cache_compile_s"] is None
             else fmt_seconds(key["warm_cache_compile_s"]),
-            "first call after a reset, with the persistent cache on disk",
+            _help("warm_cache_compile_s"),
         ),
         Metric(
             "warm-process call",
             "—" if key["warm_process_s"] is None else fmt_ms(key["warm_process_s"] * 1e3),
-            "a second call in the same process: guard checks and the run only",
+            _help("warm_process_s"),
         ),
         Metric(
             "speed-up: measured vs predicted",
             f"{'—' if measured is None else f'{measured:.2f}×'} vs {key['predicted_speedup']:.2f}×",
-            "predicted from the bytes model (eager's op list over the ideal bytes), if both are "
-            "bound by memory bandwidth"
-            if "ideal_bytes" in key
-            else f"predicted from the bytes model ({eager_transfers} vs {FUSED_TRANSFERS} element "
-            "transfers), if both are bound by memory bandwidth",
+            _help(
+                "measured_speedup",
+                "predicted from the bytes model (eager's op list over the ideal bytes), if both "
+                "are bound by memory bandwidth"
+                if "ideal_bytes" in key
+                else f"predicted from the bytes model ({eager_transfers} vs {FUSED_TRANSFERS} "
+                "element transfers), if both are bound by memory bandwidth",
+            ),
         ),
         Metric(
             "copy ceiling",
             "—" if ceiling is None else f"{ceiling:.1f} GB/s",
-            "measured device copy bandwidth (read + write bytes) on a buffer far past the caches",
+            _help("copy_ceiling_gbps"),
         ),
         Metric(
             "best % of ceiling",
             "—" if best is None else f"{best['ceiling_pct']:.0f} % ({best['mode']})",
-            "achieved GB/s from the bytes model over the best measured ceiling",
+            _help("max_ceiling_pct"),
         ),
     ]
 

@@ -13,6 +13,7 @@ from runtime_lab.fusion.report.clock_chart import clocks_chart
 from runtime_lab.fusion.report.clocks import clock_warning, clocks_frame
 from runtime_lab.fusion.report.figures import FusionFigures
 from runtime_lab.fusion.result import FusionResult
+from runtime_lab.glossary import registry as glossary
 from runtime_lab.report import Metric
 from runtime_lab.view.fmt import fmt_bytes
 
@@ -31,20 +32,25 @@ def metrics(result: FusionResult, fig: FusionFigures) -> list[Metric]:
         Metric(
             "ceiling (best measured)",
             "—" if best is None else f"{best:,.1f} GB/s ({source})",
-            f"the higher of the copy and torch.add(x, y, out=z) "
-            f"({'—' if add is None else f'{add:,.1f}'} GB/s, 2 reads + 1 write); % of ceiling uses it",
+            glossary.help_text(
+                "fusion",
+                "ceiling_gbps",
+                f"Here: the add read {'—' if add is None else f'{add:,.1f}'} GB/s; % of ceiling "
+                "uses the better of the two.",
+            ),
         ),
         Metric(
             "theoretical peak",
             "not available" if peak is None else f"{peak:,.1f} GB/s",
-            result.theoretical_detail or None,
+            glossary.help_text("fusion", "theoretical_gbps", result.theoretical_detail or None),
         ),
         Metric(
             "speed-up: naive A/B vs measured",
             f"{'—' if naive is None else f'{naive:.3g}×'} vs "
             f"{'—' if measured is None else f'{measured:.3g}×'}",
-            "naive: each arm's first call plus `repeat` calls, no warm-up, totals compared; "
-            "measured: warm steady-state medians",
+            glossary.help_text(
+                "fusion", "naive_speedup", "measured: warm steady-state medians, eager ÷ compiled"
+            ),
         ),
     ]
 

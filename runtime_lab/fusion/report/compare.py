@@ -1,4 +1,4 @@
-"""Fusion runs side by side: its figures' names, their raw samples, the overlaid charts."""
+"""Fusion runs side by side: figures it leaves out, their raw samples, the overlaid charts."""
 
 from __future__ import annotations
 
@@ -14,38 +14,6 @@ from runtime_lab.fusion.report import frames as ff
 from runtime_lab.fusion.report.figures import ceiling, mode_figures
 from runtime_lab.fusion.result import FusionResult
 
-
-def _clock(rest: str) -> str:
-    mode, _, clock = rest.partition(".")  # clock names have dots of their own
-    return f"{mode} median under {clock}"
-
-
-LABELS: dict[str, Any] = {
-    "steady_state_ms": "{} steady-state time",
-    "achieved_gbps": "{} achieved bandwidth",
-    "loop_us_per_call": "{} time per call in a loop",
-    "clocks": _clock,
-    "cold_compile_s": "cold compile",
-    "warm_cache_compile_s": "warm-cache compile",
-    "warm_process_s": "warm-process first call",
-    "fresh_process_s": "fresh-process first call",
-    "mega_cache_s": "mega-cache load + compile in a fresh process",
-    "mega_cache_artifact_bytes": "mega-cache artefact size",
-    "measured_speedup": "measured speed-up (eager ÷ compiled)",
-    "naive_speedup": "naive A/B speed-up",
-    "cuda_graph_loop_speedup": "CUDA-graph loop speed-up",
-    "cuda_graph_inductor_loop_speedup": "CUDA-graph inductor loop speed-up",
-    "max_abs_diff": "max |Δ| against eager",
-    "copy_ceiling_gbps": "copy ceiling",
-    "ceiling_gbps": "bandwidth ceiling",
-    "add_gbps": "add bandwidth",
-    "theoretical_gbps": "theoretical bandwidth",
-    "max_ceiling_pct": "best share of the ceiling",
-    "kernel_registers": "{} registers per thread (its longest kernel)",
-    "kernel_spilled_registers": "{} spilled registers (its longest kernel)",
-    "kernel_occupancy_pct": "{} theoretical occupancy (its longest kernel)",
-}
-UNITS = {"clocks": "ms"}  # {mode: {clock: median ms}}: the path names no unit
 IGNORED = ("predicted_speedup",)  # 11/3 in every run: the bytes model, not a measurement
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from runtime_lab.fusion.report.figures import FusionFigures
 from runtime_lab.fusion.result import FusionResult
+from runtime_lab.glossary import registry as glossary
 from runtime_lab.report import Metric
 from runtime_lab.view.fmt import fmt_bytes
 from runtime_lab.workloads.registry import look_for
@@ -25,8 +26,12 @@ def metrics(result: FusionResult, fig: FusionFigures) -> list[Metric]:
         Metric(
             "bytes: eager vs ideal",
             f"{fmt_bytes(result.eager_bytes)} vs {fmt_bytes(result.ideal_bytes)}",
-            "eager: what its op list reads and writes (real tensor sizes); ideal: each input "
-            "read once and each output written once, the model a fused call is read against",
+            glossary.help_text(
+                "fusion",
+                "eager_bytes",
+                "ideal: each input read once and each output written once, the model a fused "
+                "call is read against",
+            ),
         ),
     ]
     if result.flops_per_call:
@@ -34,7 +39,7 @@ def metrics(result: FusionResult, fig: FusionFigures) -> list[Metric]:
             Metric(
                 "arithmetic intensity",
                 f"{key['arithmetic_intensity']:.3g} FLOP/B",
-                "the workload's FLOPs per call over its ideal bytes",
+                glossary.help_text("fusion", "arithmetic_intensity"),
             )
         )
     best = _best_tflops(fig)
@@ -46,8 +51,11 @@ def metrics(result: FusionResult, fig: FusionFigures) -> list[Metric]:
             Metric(
                 "best TFLOP/s",
                 f"{tflops:.3g}{pct}",
-                f"{mode}: the workload's FLOPs over its median time; matmul: "
-                f"{result.matmul_detail or 'not measured'}",
+                glossary.help_text(
+                    "fusion",
+                    f"achieved_tflops.{mode}",
+                    f"Here: {mode}; matmul: {result.matmul_detail or 'not measured'}",
+                ),
             )
         )
     return found

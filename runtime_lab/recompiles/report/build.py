@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from runtime_lab.compiler import frames as cf
+from runtime_lab.glossary import registry as glossary
 from runtime_lab.recompiles.report import charts as cr
 from runtime_lab.recompiles.report import evidence as ev
 from runtime_lab.recompiles.report import frames as fr
@@ -60,7 +61,11 @@ def _metric(mode: ModeRun, first: CallRecord | None) -> Metric:
     )
     if first:
         help_text += f" First recompile at call {first.index}: {first.reason}"
-    return Metric(f"{mode.mode}: graphs", value, help_text)
+    return Metric(
+        f"{mode.mode}: graphs",
+        value,
+        glossary.help_text("recompiles", f"unique_graphs.{mode.mode}", help_text),
+    )
 
 
 def _metrics(result: RecompilesResult, fig: RecompilesFigures) -> list[Metric]:
@@ -70,6 +75,7 @@ def _metrics(result: RecompilesResult, fig: RecompilesFigures) -> list[Metric]:
     if g is not None:
         value = "failed" if g.error else f"{g.unique_graphs} · {g.graph_breaks}"
         help_text = g.error or f"break reasons: {'; '.join(g.reasons) or 'none'}"
+        help_text = glossary.help_text("recompiles", "graph_breaks.graph_breaks", help_text)
         found.append(Metric(f"{g.variant} variant: graphs · breaks", value, help_text))
         found.append(
             Metric(

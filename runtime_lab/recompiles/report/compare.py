@@ -1,4 +1,4 @@
-"""Recompiles runs side by side: its figures' names, the overlaid charts (counts: no samples)."""
+"""Recompiles runs side by side: figures it leaves out, the overlaid charts (counts: no samples)."""
 
 from __future__ import annotations
 
@@ -13,40 +13,6 @@ from runtime_lab.recompiles.report import frames as rf
 from runtime_lab.recompiles.report.figures import MODE_ORDER, figures
 from runtime_lab.recompiles.result import RecompilesResult
 
-
-def _limit(rest: str) -> str:
-    mode, _, figure = rest.rpartition(".")
-    return f"{mode} {figure} against the recompile limit"
-
-
-def _breaks(rest: str) -> str:
-    if rest.startswith("per_mode."):
-        return f"{rest.removeprefix('per_mode.')} graph breaks"
-    return f"graph-break variant: {rest.replace('_', ' ')}"
-
-
-def _stance(rest: str) -> str:
-    what, _, mode = rest.partition(".")
-    return f"{mode} calls the stance {'ran eager' if what == 'eager' else 'made fail'}"
-
-
-def _cudagraphs(rest: str) -> str:
-    if rest == "pool_bytes":
-        return "reduce-overhead CUDA-graph pool"
-    return f"reduce-overhead calls {'warmed up' if rest == 'warmup' else rest} (CUDA graphs)"
-
-
-LABELS: dict[str, Any] = {
-    "unique_graphs": "{} graphs",
-    "recompiles": "{} recompiles",
-    "compile_s": "{} compile time",
-    "cache_hits": "{} cache hits",
-    "graph_breaks": _breaks,
-    "recompile_limit": _limit,
-    "stance": _stance,
-    "cudagraphs": _cudagraphs,
-}
-UNITS: dict[str, str] = {}
 IGNORED = ("recompile_limit.*.limit",)  # an input, the same in like runs
 
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from runtime_lab.glossary import registry as glossary
 from runtime_lab.recompiles import cudagraph_calls as cg
 from runtime_lab.recompiles.report import charts as cr
 from runtime_lab.recompiles.report.figures import RecompilesFigures
@@ -54,7 +55,11 @@ def metrics(result: RecompilesResult, fig: RecompilesFigures) -> list[Metric]:
             Metric(
                 "stance after call 1",
                 f"{result.stance} · {eager} eager · {failed} failed",
-                f"calls the stance ran eager or made raise, per mode: {per_mode}",
+                glossary.help_text(
+                    "recompiles",
+                    "stance.stance",
+                    f"calls the stance ran eager or made raise, per mode: {per_mode}",
+                ),
             )
         )
     for m in _modes(result, fig):
@@ -66,7 +71,8 @@ def metrics(result: RecompilesResult, fig: RecompilesFigures) -> list[Metric]:
             f"{n['skipped']} skipped; pool {_mb(m.pool_bytes)} after the sequence"
         )
         value = f"{n['recorded']} recorded · {n['replayed']} replayed"
-        found.append(Metric(f"{cg.MODE}: CUDA graphs", value, help_text + _why(m)))
+        help_text = glossary.help_text("recompiles", "cudagraphs.recorded", help_text + _why(m))
+        found.append(Metric(f"{cg.MODE}: CUDA graphs", value, help_text))
     return found
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from runtime_lab.glossary import registry as glossary
 from runtime_lab.report import Metric, Report, in_tab, run_json_download
 from runtime_lab.results import stats
 from runtime_lab.streams.report import charts as cs
@@ -41,6 +42,10 @@ RACE_NOTE = (
     "shape {shape}). A clean run does not prove the absence of a race: the window depends on "
     "timing, sizes and the GPU's scheduling. Raise delay_us or trials to widen the search."
 )
+
+
+def _help(path: str, detail: str | None = None) -> str | None:
+    return glossary.help_text("streams", path, detail)
 
 
 def _correctness_metrics(run: dict[str, Any], result: StreamsResult) -> list[Metric]:
@@ -82,7 +87,10 @@ def _variant_metrics(result: StreamsResult, fig: StreamsFigures) -> list[Metric]
             Metric(
                 f"{v.variant}: wrong results",
                 f"{v.mismatches} / {v.trials}",
-                f"{v.description}. Worst |diff| {worst:.3e}{extra}.",
+                _help(
+                    f"variants.{v.variant}.mismatches",
+                    f"{v.description}. Worst |diff| {worst:.3e}{extra}.",
+                ),
             )
         )
     for case, overlap in zip(result.overlap, fig.overlap, strict=True):
@@ -92,8 +100,11 @@ def _variant_metrics(result: StreamsResult, fig: StreamsFigures) -> list[Metric]
             Metric(
                 f"overlap, {case.label} ({fs.size_text(case)})",
                 "—" if case.overlap_pct is None else f"{case.overlap_pct:.0f} %",
-                f"{why}time both streams run a kernel / time either does, in the profiled run; "
-                f"wall gain two streams vs one: {math.nan if gain is None else gain:.1f} %",
+                _help(
+                    f"overlap_pct.{case.label}",
+                    f"{why}wall gain two streams vs one: "
+                    f"{math.nan if gain is None else gain:.1f} %",
+                ),
             )
         )
     return found
@@ -107,7 +118,11 @@ def _host_metrics(result: StreamsResult, fig: StreamsFigures) -> list[Metric]:
             Metric(
                 f"host: {b.call}",
                 f"{s.median:,.1f} µs",
-                f"{verb}; {b.queued_ms:g} ms of device work was queued ahead; {s.count} samples",
+                _help(
+                    f"host_us_median.{b.call}",
+                    f"Here: it {verb}; {b.queued_ms:g} ms of device work was queued ahead; "
+                    f"{s.count} samples",
+                ),
             )
         )
     event, harness = fig.event_ms, fig.harness_ms
@@ -116,9 +131,10 @@ def _host_metrics(result: StreamsResult, fig: StreamsFigures) -> list[Metric]:
             Metric(
                 "Event.elapsed_time vs harness",
                 f"{fmt_ms(event.median)} vs {fmt_ms(harness.median)}",
-                "median of the matmul timed by hand with Event(enable_timing=True) on the side "
-                "stream (back to back, warm L2) vs the lab harness on the default stream "
-                "(L2 flush per the spec)",
+                _help(
+                    "event_elapsed_ms_median",
+                    "vs the lab harness on the default stream (L2 flush per the spec)",
+                ),
             )
         )
     return found

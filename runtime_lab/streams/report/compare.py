@@ -1,4 +1,4 @@
-"""Streams runs side by side: its figures' names, their raw samples, the overlaid charts."""
+"""Streams runs side by side: figures it leaves out, their raw samples, the overlaid charts."""
 
 from __future__ import annotations
 
@@ -12,29 +12,6 @@ from runtime_lab.streams.report import frames as sf
 from runtime_lab.streams.report.figures import figures
 from runtime_lab.streams.result import StreamsResult, op_timing
 
-_VARIANT_FIGURES = {
-    "mismatches": "wrong results",
-    "max_abs_diff": "max |Δ|",
-    "reused_block": "trials that reused the freed block",
-}
-
-
-def _variant(rest: str) -> str:
-    variant, _, figure = rest.rpartition(".")
-    return f"{variant}: {_VARIANT_FIGURES.get(figure, figure)}"
-
-
-LABELS: dict[str, Any] = {
-    "max_abs_diff": "max |Δ| of the first ordering",
-    "mismatches": "wrong results of the first ordering",
-    "variants": _variant,
-    "overlap_pct": "{} overlap",
-    "overlap_hidden_dependency_pct": "overlap with a default-stream op between",
-    "event_elapsed_ms_median": "Event.elapsed_time of the matmul",
-    "host_us_median": "host time of {}",
-    "op_ms_median": "the side-stream op's time per call (lab harness)",
-}
-UNITS: dict[str, str] = {}
 IGNORED = ("trials", "delay_ms", "variants.*.trials")  # inputs, the same in like runs
 
 

@@ -1,0 +1,385 @@
+"""What each of fusion's key figures is: label, unit, which way is better, how taken, when not to trust."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from runtime_lab.glossary.figure import Figure
+
+figure = partial(Figure, "fusion")
+
+# shared sentences: the steady-state clock and the caveats every timed figure carries
+_STEADY = (
+    "Median of the timed calls (default 50, after 10 warm-up calls) under the lab's harness: "
+    "CUDA events around each call with a 256 MiB L2 flush before it on a GPU, host wall time "
+    "per call (64 MiB flush) on a CPU."
+)
+_HOST = (
+    "the run is flagged noisy (IQR/median > 10 %), contended (other processes took > 25 % of "
+    "the CPU) or its process probe is flagged; a CPU run's host time moves with the core it "
+    "lands on."
+)
+_BYTES = "the bytes model (what each mode reads and writes at the tensors' real sizes)"
+_COMPILE = (
+    "it is one wall-clock call, not a median: compile times move by tens of percent between "
+    "runs with the host's load and disk cache; compare them only between runs on one host."
+)
+
+FIGURES = (
+    figure(
+        "steady_state_ms.*",
+        "{} steady-state time",
+        "ms",
+        "lower",
+        f"{_STEADY} Device time where there is one, else host time.",
+        f"The call is tiny (tens of µs: launch overhead dominates and the loop figure says more), "
+        f"or {_HOST}",
+    ),
+    figure(
+        "achieved_gbps.*",
+        "{} achieved bandwidth",
+        "GB/s",
+        "higher",
+        f"The mode's bytes per call from {_BYTES}, over its steady-state median time.",
+        "A model, not a counter: a mode that moves more or fewer bytes than the model says "
+        "(an extra kernel, a cached input) reads too low or too high; on a CPU the caches hold "
+        "small tensors, so above the ceiling is possible.",
+    ),
+    figure(
+        "loop_us_per_call.*",
+        "{} time per call in a loop",
+        "us",
+        "lower",
+        "200 calls back to back (fewer for a slow call) with one event pair around the loop, no "
+        "flush: its time over the calls, launch overhead included; the median of up to 20 loops "
+        "within 0.25 s (at least 5) after an untimed loop.",
+        "Host-bound figures move between processes by the core a process lands on (29-43 µs "
+        "per eager 256² call on the H200's VM); compare loops from one process, and read the "
+        "process probe.",
+    ),
+    figure(
+        "clocks.*.*",
+        "{} median under {}",
+        "ms",
+        "lower",
+        "The same mode under another clock: the lab's harness, torch.utils.benchmark's Timer "
+        "(host clock around blocks of back-to-back calls, synchronised at each block's end, no "
+        "flush) and triton.testing.do_bench (CUDA events, its own L2 flush) where Triton runs; "
+        "each clock's median.",
+        "The clocks disagree beyond max(5 %, the lab's IQR/median) at 2048² and up (the report "
+        "flags it); below that size launch overhead and caches make them differ by design.",
+    ),
+    figure(
+        "cold_compile_s",
+        "cold compile",
+        "s",
+        "lower",
+        "Wall seconds of the compiled mode's first call after Dynamo's reset, with fresh, empty "
+        "Inductor and Triton cache directories: trace, compile and run, synchronised.",
+        f"The compiler's one-time set-up was warmed by the worker (the report's worker line "
+        f"says so); {_COMPILE}",
+    ),
+    figure(
+        "warm_cache_compile_s",
+        "warm-cache compile",
+        "s",
+        "lower",
+        "Wall seconds of the first call after Dynamo's reset with the persistent caches of the "
+        "data directory filled (filled first if empty): trace, cache lookups, load and run.",
+        _COMPILE,
+    ),
+    figure(
+        "warm_process_s",
+        "warm-process call",
+        "s",
+        "lower",
+        "Wall seconds of a second call of the already compiled function in the same process: "
+        "guard checks and the run only.",
+        "One synchronised call, not a median: for the steady state read the steady-state time.",
+    ),
+    figure(
+        "fresh_process_s",
+        "fresh-process first call",
+        "s",
+        "lower",
+        "A new Python interpreter with empty caches: import, device init, cold compile and "
+        "first call, wall seconds (pointwise workload only).",
+        f"It includes importing torch, which the disk cache and the host's load move; {_COMPILE}",
+    ),
+    figure(
+        "mega_cache_s",
+        "mega-cache load + compile in a fresh process",
+        "s",
+        "lower",
+        "One fresh process compiles and saves torch's portable compile caches; a second fresh "
+        "process with other empty cache dirs loads them and compiles: its wall seconds.",
+        f"The report says whether the load hit Inductor's FX graph cache: a miss is a cold "
+        f"compile again; {_COMPILE}",
+    ),
+    figure(
+        "mega_cache_artifact_bytes",
+        "mega-cache artefact size",
+        "bytes",
+        "lower",
+        "Size of the artefacts torch.compiler.save_cache_artifacts returned in the saving process.",
+        "It depends on the torch version and what was compiled, not on speed.",
+    ),
+    figure(
+        "measured_speedup",
+        "measured speed-up (eager ÷ compiled)",
+        "x",
+        "higher",
+        "Eager's steady-state median over the compiled mode's (inductor where it ran): above 1 "
+        "the compiled mode is faster.",
+        f"Either median is untrustworthy: {_HOST}",
+    ),
+    figure(
+        "predicted_speedup",
+        "predicted speed-up (bytes model)",
+        "x",
+        "neither",
+        "Eager's bytes over the ideal bytes (each input read once, each output written once): "
+        "the speed-up fusion promises if both are bound by memory bandwidth; older runs: "
+        "eager's element transfers over the fused 3.",
+        "The workload is compute-bound or the call is launch-bound: then bytes do not set the "
+        "time. A model, never a measurement.",
+    ),
+    figure(
+        "naive_speedup",
+        "naive A/B speed-up",
+        "x",
+        "neither",
+        "What an A/B without warm-up would claim: (eager first call + k·eager median) over "
+        "(compiled first call, its compile included, + k·compiled median), k the timed calls.",
+        "Always: it is shown to say what a naive benchmark gets wrong, not as a result.",
+    ),
+    figure(
+        "cuda_graph_loop_speedup",
+        "CUDA-graph loop speed-up",
+        "x",
+        "higher",
+        "Eager's loop time per call over the eager CUDA graph's replay (cuda-graph mode).",
+        "Either loop is host-bound and the processes differ: loop figures move with the core.",
+    ),
+    figure(
+        "cuda_graph_inductor_loop_speedup",
+        "CUDA-graph inductor loop speed-up",
+        "x",
+        "higher",
+        "Eager's loop time per call over the compiled CUDA graph's (cuda-graph-inductor mode).",
+        "Either loop is host-bound and the processes differ: loop figures move with the core.",
+    ),
+    figure(
+        "max_abs_diff",
+        "max |Δ| against eager",
+        "number",
+        "lower",
+        "The largest elementwise |mode output − eager output| over every mode, in the output's "
+        "own units, from the correctness check before anything is timed.",
+        "Compare it with the dtype's tolerance, not with zero: bf16 and fp16 differ in the last "
+        "bits between kernels by design.",
+    ),
+    figure(
+        "copy_ceiling_gbps",
+        "copy ceiling",
+        "GB/s",
+        "higher",
+        "Device-to-device copy of 1 GiB (256 MiB on a CPU): read + write bytes over the median "
+        "of 30 calls after 5 warm-up; measured once per device and torch, cached in the data dir.",
+        "A copy's byte pattern is not the workload's (one stream read, one written); the "
+        "ceiling the report uses is the better of the copy and the add.",
+    ),
+    figure(
+        "add_gbps",
+        "add bandwidth",
+        "GB/s",
+        "higher",
+        "torch.add(x, y, out=z) over 6 GiB in bf16 on a GPU (256 MiB on a CPU): 2 reads and 1 "
+        "write over the median of 30 calls; measured once per device and torch, cached.",
+        "A run on a busy GPU, or a cached entry from before a driver change: delete the cache "
+        "to measure it again.",
+    ),
+    figure(
+        "ceiling_gbps",
+        "bandwidth ceiling",
+        "GB/s",
+        "higher",
+        "The best measured bandwidth: the better of the copy and the add (older runs: the copy).",
+        "See the copy and add figures: a ceiling measured on a busy device is too low, and a "
+        "mode then reads above 100 % of it.",
+    ),
+    figure(
+        "ceiling_source",
+        "what measured the bandwidth ceiling",
+        "text",
+        "neither",
+        "Which measurement gave the ceiling: copy or add.",
+        "Never a number; it names the measurement.",
+    ),
+    figure(
+        "theoretical_gbps",
+        "theoretical bandwidth",
+        "GB/s",
+        "higher",
+        "Bus width / 8 × memory clock × 2 (double data rate), from the device properties or NVML.",
+        "A datasheet peak no kernel reaches; missing where the device does not report both numbers.",
+    ),
+    figure(
+        "max_ceiling_pct",
+        "best share of the ceiling",
+        "%",
+        "higher",
+        "The best mode's achieved bandwidth over the measured ceiling, in percent.",
+        "Above 100 % means the bytes model or the ceiling is off (the report calls out a mode "
+        "more than 1 % above it), not a kernel faster than memory.",
+    ),
+    figure(
+        "compiled_mode",
+        "compiled mode",
+        "text",
+        "neither",
+        "The compiled mode the headline figures are of: inductor where it ran, else the first "
+        "inductor mode that ran.",
+        "Never a number; it names a mode.",
+    ),
+    figure(
+        "eager_kernel_names",
+        "eager kernels",
+        "list",
+        "neither",
+        "The kernels the profiler saw in eager's profiled calls (after timing).",
+        "On a CPU these are the profiler's CPU ops, not device kernels.",
+    ),
+    figure(
+        "compiled_kernel_names",
+        "compiled kernels",
+        "list",
+        "neither",
+        "The kernels the profiler saw in the compiled mode's profiled calls (after timing).",
+        "On a CPU these are the profiler's CPU ops, not device kernels.",
+    ),
+    figure(
+        "workload",
+        "workload",
+        "text",
+        "neither",
+        "The catalog workload every mode ran (python -m runtime_lab workloads).",
+        "A user's workload of the same name may be other code: compare its sha256.",
+    ),
+    figure(
+        "variant",
+        "workload",
+        "text",
+        "neither",
+        "The workload the kernel figures are of (its name before the catalog: variant).",
+        "Never a number; it names the workload.",
+    ),
+    figure(
+        "params.*",
+        "workload parameter {}",
+        "number",
+        "neither",
+        "A parameter of the workload as it ran (defaults filled in).",
+        "An input, not a measurement.",
+    ),
+    figure(
+        "bound",
+        "bound by",
+        "text",
+        "neither",
+        "What the catalog expects to limit the workload: memory or compute.",
+        "The catalog's expectation for its default shapes; a tiny shape is launch-bound instead.",
+    ),
+    figure(
+        "ideal_bytes",
+        "ideal bytes per call",
+        "bytes",
+        "neither",
+        "Each input read once and each output written once: the bytes a fully fused call moves.",
+        "A model: weights that stay in cache or recomputation are not in it.",
+    ),
+    figure(
+        "eager_bytes",
+        "eager bytes per call",
+        "bytes",
+        "lower",
+        "What eager's op list reads and writes, op by op, at the tensors' real sizes.",
+        "A model from the op list, not a hardware counter; caches can serve part of it.",
+    ),
+    figure(
+        "flops_per_call",
+        "FLOPs per call",
+        "count",
+        "neither",
+        "The workload's floating-point operations per call, as its catalog entry counts them.",
+        "A count of the math, not of what a kernel executes (masked or padded work is not in it).",
+    ),
+    figure(
+        "arithmetic_intensity",
+        "arithmetic intensity",
+        "FLOP/B",
+        "neither",
+        "FLOPs per call over the ideal bytes per call.",
+        "A model on both sides: it places the workload on the roofline, it does not measure it.",
+    ),
+    figure(
+        "achieved_tflops.*",
+        "{} achieved TFLOP/s",
+        "TFLOP/s",
+        "higher",
+        "The workload's FLOPs per call over the mode's steady-state median time.",
+        f"The workload is memory-bound (then GB/s says more), or {_HOST}",
+    ),
+    figure(
+        "matmul_tflops",
+        "matmul ceiling",
+        "TFLOP/s",
+        "higher",
+        "An n × n × n matmul (2n³ FLOPs) in the job's dtype at its median time, L2 not flushed: "
+        "the measured compute ceiling.",
+        "Missing where its buffers do not fit; a busy device reads low.",
+    ),
+    figure(
+        "peak_tflops",
+        "datasheet peak",
+        "TFLOP/s",
+        "higher",
+        "The datasheet's dense peak for this GPU and dtype, where the lab knows the GPU.",
+        "A datasheet number, not measured here; boost clocks and power limits decide what runs.",
+    ),
+    figure(
+        "kernel_registers.*",
+        "{} registers per thread (its longest kernel)",
+        "count",
+        "lower",
+        "Registers per thread of the mode's kernel with the most time per call, from the "
+        "profiler's launch record, else Triton's metadata.",
+        "Missing for library kernels whose metadata the lab cannot read.",
+    ),
+    figure(
+        "kernel_spilled_registers.*",
+        "{} spilled registers (its longest kernel)",
+        "count",
+        "lower",
+        "Registers the compiler spilled to local memory in the mode's longest kernel (Triton's "
+        "metadata).",
+        "Known only for Triton kernels; None is unknown, not zero.",
+    ),
+    figure(
+        "kernel_occupancy_pct.*",
+        "{} theoretical occupancy (its longest kernel)",
+        "%",
+        "higher",
+        "Resident warps over the SM's maximum for the mode's longest kernel, from the CUDA "
+        "occupancy calculator with its block size, registers and shared memory.",
+        "Theoretical: achieved occupancy can be lower, and more occupancy is not always faster.",
+    ),
+    figure(
+        "kernel_limiting_resource.*",
+        "{} occupancy limited by (its longest kernel)",
+        "text",
+        "neither",
+        "What caps the longest kernel's occupancy: registers, shared memory, warps or blocks.",
+        "Follows the occupancy figure: theoretical, from the kernel's launch resources.",
+    ),
+)
