@@ -95,5 +95,16 @@ INFO = ExperimentInfo(
             low=1,
             high=32768,
         ),
+        "sweep_compile": OptionSpec(
+            default="fresh",
+            help=(
+                "how a compiled mode meets the sweep's sizes: fresh (a static kernel compiled "
+                "for each size, like the headline's), reuse (one function over every size: "
+                "Dynamo's automatic dynamic shapes make the second size compile a dynamic "
+                "kernel that then serves every size, the recompile trap), or both (each size "
+                "timed both ways: the trap's cost)"
+            ),
+            choices=("fresh", "reuse", "both"),
+        ),
     },
 )

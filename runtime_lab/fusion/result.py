@@ -70,6 +70,11 @@ class SweepPoint:
     iqr_ms: float
     bytes_moved: int
     loop_us_per_call: float | None = None  # back-to-back calls: where launch overhead shows
+    # a compiled mode's point: how its function met the sizes ("fresh": compiled static for this
+    # size; "reuse": one function over every size), and the graph that served it ("static" or
+    # "dynamic", from the compile records; None: eager, or not recorded by this torch)
+    compiled: str | None = None
+    kernel: str | None = None
 
 
 @dataclass(frozen=True)

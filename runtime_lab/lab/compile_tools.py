@@ -143,11 +143,15 @@ def generated_code(since: int) -> str | None:
 
 def own_copy(fn: Callable, name: str) -> Callable:
     """fn on its own code object: Dynamo caches (and counts toward recompile_limit) per code
-    object, so each compiled variant needs one. Its defaults and closure come along (a wrapper
-    around a workload, a user's function with keyword defaults)."""
-    copy = types.FunctionType(
-        fn.__code__.replace(), fn.__globals__, name, fn.__defaults__, fn.__closure__
-    )
+    object, so each compiled variant needs one. The copy also carries its own name: Dynamo keeps
+    what it has learnt of sizes (automatic dynamic shapes) per code name and place, so copies
+    that shared a name would turn each other's next recompile static or dynamic (seen: a
+    dynamic=False copy's compile kept another copy's recompile static). Its defaults and closure
+    come along (a wrapper around a workload, a user's function with keyword defaults)."""
+    code = fn.__code__.replace(co_name=name)
+    if hasattr(code, "co_qualname"):  # Python 3.11+
+        code = code.replace(co_qualname=name)
+    copy = types.FunctionType(code, fn.__globals__, name, fn.__defaults__, fn.__closure__)
     copy.__kwdefaults__ = fn.__kwdefaults__
     return copy
 

@@ -195,3 +195,61 @@ def test_a_metric_value_too_long_for_its_column_is_split_not_cut():
     assert metric_parts("0.0597× vs 0.383×") == ("0.0597×", "vs 0.383×")
     assert metric_parts("0.38× vs 3.67×") == ("0.38× vs 3.67×", "")  # fits: kept whole
     assert metric_parts("23.3 GB/s") == ("23.3 GB/s", "")
+
+
+def _swept(*points):
+    from dataclasses import replace
+
+    from runtime_lab.fusion.result import SweepPoint
+
+    return replace(_result(), sweep=tuple(SweepPoint(*p[:5], None, *p[5:]) for p in points))
+
+
+def test_a_reused_function_that_turned_dynamic_is_named_with_its_cost():
+    """The recompile trap: the report says from which size a dynamic kernel served the reused
+    function, and what it cost against the static kernel compiled for the same size."""
+    from runtime_lab.fusion.report import sweep as sweep_notes
+
+    result = _swept(
+        ("eager", 256, 0.01, 0.001, 100),
+        ("inductor", 256, 0.02, 0.001, 100, "fresh", "static"),
+        ("inductor", 256, 0.02, 0.001, 100, "reuse", "static"),
+        ("inductor", 4096, 1.0, 0.01, 100, "fresh", "static"),
+        ("inductor", 4096, 1.25, 0.01, 100, "reuse", "dynamic"),
+    )
+    said = sweep_notes.notes(result)
+    assert "a dynamic kernel served inductor from 4096² on" in said[0]
+    assert "each size's compiled points timed a static kernel" in said[1]
+    assert (
+        "took 1.25× the time of the static kernel" in said[2] and "1 size and mode pairs" in said[2]
+    )
+    frame = ff.sweep_frame(result)
+    assert list(frame["line"]) == [
+        "eager",
+        "inductor · fresh",
+        "inductor · reuse",
+        "inductor · fresh",
+        "inductor · reuse",
+    ]
+    assert list(frame["kernel"]) == ["—", "static", "static", "static", "dynamic"]
+    spec = charts_fusion.sweep_time_chart(frame).to_dict()
+    assert spec["encoding"]["strokeDash"]["field"] == "compiled"
+    assert spec["encoding"]["shape"]["field"] == "kernel"
+    assert spec["encoding"]["detail"]["field"] == "line"
+    report = registry.build_report(_run(result, "256,4096"))
+    assert any("dynamic kernel served inductor from 4096²" in n for n in report.notes)
+
+
+def test_a_reuse_that_stayed_static_and_an_old_sweep_say_so():
+    from runtime_lab.fusion.report import sweep as sweep_notes
+
+    static = _swept(
+        ("inductor", 256, 0.02, 0.001, 100, "reuse", "static"),
+        ("inductor", 4096, 1.0, 0.01, 100, "reuse", "static"),
+    )
+    assert "each size compiled a static kernel" in sweep_notes.notes(static)[0]
+    assert len(sweep_notes.notes(static)) == 1  # no fresh points: no cost to state
+    old = _result()  # points recorded before the lab said which kernel served them
+    assert "may have timed one dynamic kernel" in sweep_notes.notes(old)[0]
+    eager_only = _swept(("eager", 256, 0.01, 0.001, 100))
+    assert sweep_notes.notes(eager_only) == []

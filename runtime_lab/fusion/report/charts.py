@@ -221,14 +221,36 @@ def _sweep_tooltip() -> list[alt.Tooltip]:
         alt.Tooltip("iqr_ms:Q", format=".4f", title="IQR (ms)"),
         alt.Tooltip("bytes_moved:Q", format=",", title="bytes per call"),
         alt.Tooltip("gbps:Q", format=".1f", title="GB/s"),
+        alt.Tooltip("compiled:N", title="compiled (fresh: per size; reuse: one function)"),
+        alt.Tooltip("kernel:N", title="kernel that served it"),
     ]
+
+
+def _sweep_marks() -> dict:
+    """A line per mode and way of compiling (dashed: one function reused over the sizes), and a
+    point's shape for the kernel that served it (static, dynamic, or none: eager)."""
+    return {
+        "detail": "line:N",
+        "strokeDash": alt.StrokeDash(
+            "compiled:N",
+            scale=alt.Scale(domain=["—", "fresh", "reuse"], range=[[1, 0], [1, 0], [6, 3]]),
+            legend=alt.Legend(title="compiled", orient="bottom"),
+        ),
+        "shape": alt.Shape(
+            "kernel:N",
+            scale=alt.Scale(
+                domain=["—", "static", "dynamic"], range=["circle", "square", "diamond"]
+            ),
+            legend=alt.Legend(title="kernel", orient="bottom"),
+        ),
+    }
 
 
 def sweep_time_chart(sweep: pd.DataFrame) -> alt.Chart:
     """Time per call against size, log-log: flat where launches dominate, slope 1 once bandwidth does."""
     return (
         alt.Chart(sweep)
-        .mark_line(point=alt.OverlayMarkDef(size=60))
+        .mark_line(point=alt.OverlayMarkDef(size=60, filled=True))
         .encode(
             x=_log_x(sweep),
             y=alt.Y("median_ms:Q", scale=alt.Scale(type="log"), title="median ms per call (log)"),
@@ -236,6 +258,7 @@ def sweep_time_chart(sweep: pd.DataFrame) -> alt.Chart:
                 "mode:N", scale=mode_scale(sweep["mode"]), legend=alt.Legend(**SIDE_LEGEND)
             ),
             tooltip=_sweep_tooltip(),
+            **_sweep_marks(),
         )
         .properties(height=300)
     )
@@ -247,7 +270,7 @@ def sweep_gbps_chart(
     """Achieved GB/s against size, with the measured ceiling the fused kernel can approach."""
     lines = (
         alt.Chart(sweep)
-        .mark_line(point=alt.OverlayMarkDef(size=60))
+        .mark_line(point=alt.OverlayMarkDef(size=60, filled=True))
         .encode(
             x=_log_x(sweep),
             y=alt.Y("gbps:Q", title="achieved GB/s"),
@@ -255,6 +278,7 @@ def sweep_gbps_chart(
                 "mode:N", scale=mode_scale(sweep["mode"]), legend=alt.Legend(**SIDE_LEGEND)
             ),
             tooltip=_sweep_tooltip(),
+            **_sweep_marks(),
         )
     )
     layers = [lines] + (ceiling_layers(ceiling, "y", source) if ceiling else [])

@@ -162,7 +162,8 @@ def timing_summary(result: FusionResult) -> pd.DataFrame:
 
 
 def sweep_frame(result: FusionResult) -> pd.DataFrame:
-    """One row per mode and size: time per call and GB/s from the bytes model."""
+    """One row per mode, size and way of compiling: time per call, GB/s from the bytes model,
+    and the kernel that served it (static or dynamic) where the mode compiles."""
     rows = [
         {
             "mode": p.mode,
@@ -173,11 +174,15 @@ def sweep_frame(result: FusionResult) -> pd.DataFrame:
             "bytes_moved": p.bytes_moved,
             "gbps": p.bytes_moved / (p.median_ms / 1e3) / 1e9 if p.median_ms > 0 else None,
             "loop_us_per_call": getattr(p, "loop_us_per_call", None),
+            "compiled": getattr(p, "compiled", None) or "—",
+            "kernel": getattr(p, "kernel", None) or "—",
+            # a line per mode and way of compiling: "both" draws each compiled mode twice
+            "line": f"{p.mode} · {p.compiled}" if getattr(p, "compiled", None) else p.mode,
         }
         for p in result.sweep
     ]
     columns = ["mode", "side", "elements", "median_ms", "iqr_ms", "bytes_moved", "gbps"]
-    columns.append("loop_us_per_call")
+    columns += ["loop_us_per_call", "compiled", "kernel", "line"]
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from runtime_lab.compiler import frames as cf
-from runtime_lab.fusion.report import checks
+from runtime_lab.fusion.report import checks, sweep
 from runtime_lab.fusion.report.charts import fmt_seconds
 from runtime_lab.fusion.result import FusionResult
 
@@ -86,6 +86,7 @@ def notes(
     missing = [s for s in asked.split(",") if s and int(s) not in done]
     if missing:
         notes.append(f"Sweep sizes skipped (did not fit in free memory): {', '.join(missing)}")
+    notes += sweep.notes(result)
     extra = checks.naive_note(result, key) + checks.host_bound_note(result, modes)
     extra += cf.notes((m.mode, m.compile_evidence) for m in result.modes)
     if any(m.compile_evidence for m in result.modes):

@@ -22,24 +22,34 @@ _COMPILED: dict[tuple, object] = {}
 
 
 def _compiled(mode: str, spec: RunSpec, fresh: bool):
-    """torch.compile of the workload for a mode. Each mode compiles its own copy of the code
-    object: Dynamo caches (and counts toward recompile_limit) per code object, so modes must
-    not share one."""
-    workload = spec.option("workload")
-    key = (mode, spec.option("fullgraph"), spec.option("dynamic"), workload)
+    """torch.compile of the workload for a mode, kept across jobs (see _COMPILED)."""
+    key = (mode, spec.option("fullgraph"), spec.option("dynamic"), spec.option("workload"))
     if fresh or key not in _COMPILED:
-        work = op_module(workload).fn
-        name = f"{workload.replace('-', '_')}_{mode.replace('-', '_')}"
-        fn = ct.own_copy(work, name)
-        dynamic = {"auto": None, "false": False, "true": True}[spec.option("dynamic")]
-        kwargs = {"fullgraph": spec.option("fullgraph"), "dynamic": dynamic}
-        if mode == "dynamo-eager":
-            _COMPILED[key] = torch.compile(fn, backend="eager", **kwargs)
-        else:
-            _COMPILED[key] = torch.compile(
-                fn, backend="inductor", mode=INDUCTOR_MODES[mode], **kwargs
-            )
+        _COMPILED[key] = compile_copy(mode, spec)
     return _COMPILED[key]
+
+
+def compile_copy(mode: str, spec: RunSpec, dynamic: str | None = None, tag: str = ""):
+    """A new torch.compile of the workload for a mode, on its own copy of the code object:
+    Dynamo caches (and counts toward recompile_limit) per code object, so modes, and a sweep's
+    functions, must not share one. `dynamic` overrides the spec's option (auto, false, true)."""
+    workload = spec.option("workload")
+    name = f"{workload.replace('-', '_')}_{mode.replace('-', '_')}{tag}"
+    fn = ct.own_copy(op_module(workload).fn, name)
+    choice = dynamic or spec.option("dynamic")
+    kwargs = {
+        "fullgraph": spec.option("fullgraph"),
+        "dynamic": {"auto": None, "false": False, "true": True}[choice],
+    }
+    if mode == "dynamo-eager":
+        return torch.compile(fn, backend="eager", **kwargs)
+    inductor_mode = INDUCTOR_MODES["inductor" if mode == "cuda-graph-inductor" else mode]
+    return torch.compile(fn, backend="inductor", mode=inductor_mode, **kwargs)
+
+
+def compiles(mode: str) -> bool:
+    """Whether a mode's callable goes through torch.compile."""
+    return mode == "dynamo-eager" or mode == "cuda-graph-inductor" or mode in INDUCTOR_MODES
 
 
 def build(mode: str, spec: RunSpec, inputs: tuple, fresh: bool = False):
@@ -49,14 +59,18 @@ def build(mode: str, spec: RunSpec, inputs: tuple, fresh: bool = False):
     if mode == "eager":
         return lambda: work(*inputs)
     if mode == "cuda-graph":
-        return _cuda_graph(work, inputs)
+        return cuda_graph(work, inputs)
+    return over(mode, _compiled("inductor" if mode in GRAPH_MODES else mode, spec, fresh), inputs)
+
+
+def over(mode: str, compiled, inputs: tuple):
+    """A compiled function's callable for a mode: a CUDA-graph replay of it, or a plain call."""
     if mode == "cuda-graph-inductor":
-        return _cuda_graph(_compiled("inductor", spec, fresh), inputs)
-    compiled = _compiled(mode, spec, fresh)
+        return cuda_graph(compiled, inputs)
     return lambda: compiled(*inputs)
 
 
-def _cuda_graph(fn, inputs: tuple):
+def cuda_graph(fn, inputs: tuple):
     """Capture fn(*inputs) once (eager: its kernels; compiled: the fused ones); a call is a
     replay. The warm-up also compiles a compiled fn, so nothing compiles during capture."""
     device = next(t.device for t in inputs if isinstance(t, torch.Tensor))
