@@ -14,6 +14,7 @@ class OptionSpec:
     choices: tuple[str, ...] = ()
     # "choice" | "multi" (comma list of choices) | "bool" | "int" | "sizes" | "shapes" (sequence)
     # | "workload" (a name from runtime_lab/workloads) | "params" (name=int pairs of that workload)
+    # | "marks" (input:axis pairs to mark dynamic: runtime_lab/marks.py)
     kind: str = "choice"
     low: int = 0
     high: int = 0

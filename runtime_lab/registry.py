@@ -38,6 +38,8 @@ STAGES = {
     "figures": "report.figures",
     "glossary": "report.glossary",
     "compare": "report.compare",
+    # what to apply to a stored run and run again (recompiles: mark a changing dim dynamic)
+    "suggest": "report.suggest",
 }
 
 
@@ -88,6 +90,12 @@ def comparison(name: str) -> Any:
     """The compare stage: which figures it ignores, which keep raw samples, the overlaid charts
     (NoComparison where the experiment has no compare stage)."""
     return _optional_stage(name, "compare") or NoComparison
+
+
+def suggester(name: str) -> ModuleType | None:
+    """The suggest stage (for_run(spec, result) → a suggestion with its explanation, applied(spec,
+    suggestion) → the spec to run next, before_after), or None where the experiment has none."""
+    return _optional_stage(name, "suggest")
 
 
 def glossary(name: str) -> tuple[Any, ...]:

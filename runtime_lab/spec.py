@@ -9,6 +9,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from runtime_lab import marks
 from runtime_lab.options import OptionSpec
 from runtime_lab.quote import cut, given, quote
 from runtime_lab.registry import EXPERIMENTS
@@ -154,6 +155,15 @@ def _shapes(name: str, value: Any, problems: dict[str, str]) -> str:
         return ""
 
 
+def _marks(name: str, value: Any, problems: dict[str, str]) -> str:
+    """Input axes to mark dynamic, canonical: 'x:0,y:0'; empty means none."""
+    try:
+        return marks.text(marks.parse("" if value is None else str(value)))
+    except ValueError as exc:
+        problems[name] = str(exc)
+        return ""
+
+
 def _renamed(renamed: dict[str, str], given: dict[str, Any]) -> dict[str, Any]:
     """Options under the names they had when older runs and links were made."""
     for old, new in renamed.items():
@@ -167,6 +177,8 @@ def _option(name: str, spec: OptionSpec, value: Any, problems: dict[str, str]) -
         return "" if value is None else str(value).strip()
     if spec.kind == "workload":
         return check_name(name, value, problems)
+    if spec.kind == "marks":
+        return _marks(name, value, problems)
     if spec.kind == "shapes":
         return _shapes(name, value, problems)
     if spec.kind == "multi":

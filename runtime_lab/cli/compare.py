@@ -13,6 +13,7 @@ import pandas as pd
 from runtime_lab import config
 from runtime_lab.cli import argcheck
 from runtime_lab.compare import comparison as core
+from runtime_lab.compare import kernels as kd
 from runtime_lab.view.text import terminal
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2  # as cli.py's: a usage error is 2
@@ -111,7 +112,18 @@ def lines(view: core.Comparison) -> list[str]:
     out.append(f"Key figures (ratio to {base}; within noise: the runs' IQRs overlap):")
     out += table_lines(view.table) if not view.table.empty else ["  none"]
     out += [f"  {terminal(note)}" for note in view.notes]
+    for found in view.kernel_diffs:
+        out += ["", *kernel_lines(found)]
     return [*out, "", terminal(view.headline)]
+
+
+def kernel_lines(found: kd.KernelDiff) -> list[str]:
+    """A kernel diff: the spec fields that differ above it, then one line per match or kernel
+    only one run ran."""
+    out = [f"Kernel diff, {terminal(found.a)} → {terminal(found.b)}: {terminal(kd.summary(found))}"]
+    out += [f"  {terminal(f)}: {terminal(x)} → {terminal(y)}" for f, x, y in found.fields]
+    table = kd.frame(found)
+    return out + (table_lines(kd.readable(table)) if not table.empty else ["  no kernels recorded"])
 
 
 def to_json(view: core.Comparison) -> dict[str, Any]:
@@ -127,6 +139,8 @@ def to_json(view: core.Comparison) -> dict[str, Any]:
         "differences": view.differences.to_dict(orient="records"),
         "figures": figures,
         "notes": list(view.notes),
+        # the baseline against each other run; null where the experiment lists no kernels
+        "kernel_diff": [kd.to_json(d) for d in view.kernel_diffs] or None,
     }
 
 

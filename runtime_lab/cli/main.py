@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     low, high = argcheck.LIMIT_RANGE
     hist.add_argument("--limit", default="20", help=f"rows to list ({low} to {high})")
     # export and import, and runs side by side: their own modules, torch-free
-    from runtime_lab.cli import bundles, compare, delete, figures, workloads
+    from runtime_lab.cli import bundles, compare, delete, figures, suggest, workloads
 
     bundles.add_parsers(commands)
     compare.add_parser(commands)
@@ -81,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
                 metavar=name.upper(),
                 help=option.help + allowed,
             )
+        suggest.add_argument(sub, info.name)
     return parser
 
 
@@ -142,10 +143,20 @@ def _spec_from(args: argparse.Namespace):
 
 
 def _run(args: argparse.Namespace) -> int:
+    from runtime_lab.cli import suggest
+
+    plan = None
     try:
-        spec = _spec_from(args)
+        if getattr(args, "apply_suggestion", None) is not None:
+            plan = suggest.plan(args)
+            spec = plan.spec
+        else:
+            spec = _spec_from(args)
     except SpecError as exc:
         print(f"runtime_lab: invalid input: {terminal(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except suggest.SuggestError as exc:
+        print(f"runtime_lab: error: {terminal(exc)}", file=sys.stderr)
         return EXIT_USAGE
     jobs = _manager(args)
     if jobs is None:
@@ -166,6 +177,8 @@ def _run(args: argparse.Namespace) -> int:
     figures = registry.summary(run, result=result)
     if figures is not None:
         document["summary"] = figures
+    if plan is not None:
+        document["apply_suggestion"] = suggest.document(plan, run)
     written = True
     if args.json:
         written = argcheck.write_json(args.json, json.dumps(document, indent=2, default=str) + "\n")
@@ -180,6 +193,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"  warning: {terminal(warning, lines=True)}")
     for note in rep.notes:
         print(f"  {terminal(note, lines=True)}")
+    if plan is not None:
+        print("\n".join(terminal(line) for line in suggest.lines(plan, run)))
     if line := stages.time_line(run):  # where the job's seconds went in its worker
         print(f"  time: {terminal(line)}")
     return EXIT_OK if job.state == "done" and written else EXIT_FAILED

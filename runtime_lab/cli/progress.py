@@ -24,14 +24,23 @@ def wait_with_progress(jobs, job_id: str):
         time.sleep(0.2)
 
 
-def early_headline(job) -> None:
-    """The timing phase's figures, on stderr, as soon as they are in: the profiler and trace
-    evidence follow, then the whole report on stdout (the partial result is never stored)."""
+def early_report(job):
+    """The report of a job's figures so far (its partial result), those still to come marked
+    pending: what the page draws early, and what early_headline prints."""
     from dataclasses import replace
 
     from runtime_lab import registry
+    from runtime_lab.report import pending
 
-    report = registry.build_report(replace(job, state="done", result=job.partial).as_run())
+    return pending(registry.build_report(replace(job, state="done", result=job.partial).as_run()))
+
+
+def early_headline(job) -> None:
+    """The timing phase's figures, on stderr, as soon as they are in: the profiler and trace
+    evidence follow, then the whole report on stdout (the partial result is never stored)."""
+    report = early_report(job)
     print(f"timing done, evidence follows: {terminal(report.headline)}", file=sys.stderr)
+    if report.verdict is not None and report.verdict.doubt:
+        print(f"  {terminal(report.verdict.doubt)}", file=sys.stderr)
     for metric in report.metrics:
         print(f"  {terminal(metric.label)}: {terminal(metric.value)}", file=sys.stderr, flush=True)

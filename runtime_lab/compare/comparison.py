@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from runtime_lab import registry
+from runtime_lab.compare import kernels as kd
 from runtime_lab.compare import table as compare_table
 from runtime_lab.compare import workloads
 from runtime_lab.glossary import registry as glossary
@@ -267,6 +268,27 @@ class Comparison:
     workloads: str  # one line when the runs ran different workloads (or parameters); else ""
     charts: tuple[tuple[str, Any], ...]  # (title, Altair chart), the run as colour
     notes: tuple[str, ...]
+    # the baseline's kernels against each other run's (experiments whose compare stage lists
+    # kernels: fusion); () for the others
+    kernel_diffs: tuple[kd.KernelDiff, ...] = ()
+
+
+def kernel_diffs(
+    runs: Sequence[Run], results: Sequence[Any], diffs: pd.DataFrame
+) -> tuple[kd.KernelDiff, ...]:
+    """The baseline's kernels against each other run's, where the experiment's compare stage
+    lists kernels (its `kernels(result)`: mode → compare.kernels.Kernel) and both have results."""
+    lister = getattr(registry.comparison(runs[0].spec["experiment"]), "kernels", None)
+    if lister is None or results[0] is None:
+        return ()
+    base, a = lister(results[0]), label(runs[0])
+    return tuple(
+        kd.KernelDiff(
+            a, label(run), kd.spec_fields(diffs, a, label(run)), kd.diff_modes(base, lister(res))
+        )
+        for run, res in zip(runs[1:], results[1:], strict=True)
+        if res is not None
+    )
 
 
 def build(runs: Sequence[Run]) -> Comparison:
@@ -294,4 +316,5 @@ def build(runs: Sequence[Run]) -> Comparison:
         workloads=workloads.line(runs, labels),
         charts=tuple(registry.comparison(experiment).charts(results)) if results else (),
         notes=tuple(notes),
+        kernel_diffs=kernel_diffs(runs, loaded, diffs),
     )

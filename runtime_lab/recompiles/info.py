@@ -79,6 +79,17 @@ INFO = ExperimentInfo(
             "each shape of the sequence is one number per dim of it"
         ),
         "dims": OptionSpec(default="auto", help=DIMS_HELP, kind="dims"),
+        "mark_dynamic": OptionSpec(
+            default="",
+            help=(
+                "input axes marked with torch._dynamo.mark_dynamic before every call, in every "
+                "mode: input:axis pairs (x:0); each marks the workload dim that axis carries, on "
+                "every input that carries it (x + y needs both marked). What a recompile's "
+                "suggested fix applies (run --apply-suggestion RUN_ID, or the page's button); "
+                "empty: none"
+            ),
+            kind="marks",
+        ),
         "backend": OptionSpec(
             default="inductor",
             help="torch.compile backend: eager is Dynamo only (same recompiles, fast compiles)",

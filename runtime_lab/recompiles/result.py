@@ -111,6 +111,10 @@ class RecompilesResult:
     dim_names: tuple[str, ...] = ()  # its named dims, in shape order (dims indexes them)
     params: str = ""  # its parameters as typed (canonical; empty: its defaults)
     marked: str = ""  # the input axes the marks went on, in words: "x dim 0"
+    # the mark_dynamic option as applied in every mode: every input axis carrying the dims its
+    # pairs name ("x:0,y:0"), and those dims (indices into each shape); "" and (): none
+    mark_dynamic: str = ""
+    mark_dynamic_dims: tuple[int, ...] = ()
 
 
 RESULT_TYPE = RecompilesResult  # what the registry rebuilds a stored run into

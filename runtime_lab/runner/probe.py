@@ -99,9 +99,9 @@ def notes(run: Run) -> list[str]:
         tools = ", ".join(worker.get("previous_disturbed_by") or ()) or "a tool"
         found.append(
             f"Ran in a fresh worker process (pid {worker.get('pid')}): the previous one was "
-            f"replaced after a job turned on {tools}. Figures of a warm process here (compiled "
-            "code kept across jobs, e.g. fusion's warm-process compile latency) start without "
-            "the earlier jobs' compiled code, which went with the old process."
+            f"replaced after a job turned on {tools}. Compiled code kept across "
+            "jobs (fusion's compiled wrappers) went with the old process: this job compiled its "
+            "own."
         )
     if worker.get("disturbed_by"):
         found.append(
@@ -116,8 +116,14 @@ def annotate(report: Any, run: Run) -> Any:
     extra_warnings, extra_notes = warnings(run), notes(run)
     if not extra_warnings and not extra_notes:
         return report
+    summary = report.summary
+    if summary is not None and extra_warnings:  # the process's state is read on one screen too
+        summary = dataclasses.replace(
+            summary, warnings=tuple(summary.warnings) + tuple(extra_warnings)
+        )
     return dataclasses.replace(
         report,
         warnings=tuple(report.warnings) + tuple(extra_warnings),
         notes=tuple(report.notes) + tuple(extra_notes),
+        summary=summary,
     )

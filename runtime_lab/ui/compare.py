@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from runtime_lab.compare import comparison as core
+from runtime_lab.compare import kernels as kd
 from runtime_lab.record import Run
 from runtime_lab.store.history import History
 from runtime_lab.ui.results import history_call
@@ -48,9 +49,27 @@ def compare(runs: list[Run]) -> None:
         st.dataframe(_verdicts(view.table), hide_index=True, height="content")
     for note in view.notes:
         st.caption(md(note, lines=True))
+    for found in view.kernel_diffs:
+        _kernel_diff(found)
     for title, chart in view.charts:
         st.markdown(f"**{md(title)}**")
         st.altair_chart(chart, width="stretch")
+
+
+def _kernel_diff(found: kd.KernelDiff) -> None:
+    """What the compiler did differently: the spec fields that differ, then the kernels."""
+    st.markdown(f"**Kernel diff: {md(found.a)} → {md(found.b)}**")
+    changed = "; ".join(f"{f}: {x} → {y}" for f, x, y in found.fields)
+    st.caption(
+        md(f"{changed or 'The same spec'}. {kd.summary(found)}.")
+        + " Matched by name (indices aside), else by the source ops (provenance where recorded, "
+        "else the kernel's name); fused n → 1: n kernels of one run are one of the other's."
+    )
+    table = kd.frame(found)
+    if table.empty:
+        st.caption("Neither run recorded kernels.")
+    else:
+        st.dataframe(kd.readable(table), hide_index=True, height="content")
 
 
 def _changed(diffs: pd.DataFrame, labels: tuple[str, ...]) -> Any:

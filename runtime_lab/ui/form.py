@@ -239,7 +239,7 @@ def _option_input(name: str, option, experiment: str, default: Any, profile: str
     if option.kind == "multi":
         chosen = [c for c in str(default).split(",") if c in option.choices]
         return st.multiselect(name, option.choices, default=chosen, help=option.help, key=key)
-    if option.kind in ("sizes", "dims"):
+    if option.kind in ("sizes", "dims", "marks"):
         return st.text_input(name, str(default), help=option.help, key=key)
     if option.kind == "params":  # the workload picker fills it (session state)
         st.session_state.setdefault(key, str(default or ""))

@@ -13,7 +13,7 @@ import runtime_lab.ui.links as links
 from runtime_lab import record, registry
 from runtime_lab.record import Run
 from runtime_lab.registry import EXPERIMENTS
-from runtime_lab.report import TAB_ORDER, tab_of
+from runtime_lab.report import TAB_ORDER, pending, tab_of
 from runtime_lab.spec import RunSpec, SpecError
 from runtime_lab.view import export as chart_export
 from runtime_lab.view import frames, stages
@@ -61,25 +61,30 @@ def _run_links(run: Run) -> None:
         pass  # drawn outside the app's navigation (a bare script): no pages to link to
 
 
-def draw(run: Run | Mapping[str, Any]) -> None:
-    """Draw a run's report: the headline above, then tabs: Summary (the checks, metrics and the
-    notes that say what to trust), the experiment's own (Kernels, Timing, Compile, Memory: as
-    its report places each chart, table and code), Raw (other tables, provenance, downloads).
-    A run document (plain data) is read as a Run. Every word of the report may be a stored
+def draw(run: Run | Mapping[str, Any], partial: bool = False) -> None:
+    """Draw a run's report: the headline above, in a box green only when its verdict holds, then
+    tabs: Summary (one screen: the key figures in pairs, the chart that shows the headline's
+    claim, a few lines, the rest in a collapsed Notes; a report without a Summary: every
+    warning, metric and note), the experiment's own (Kernels, Timing, Compile, Memory: as
+    its report places each chart, table and code), Raw (every metric, other tables, provenance,
+    downloads).
+    A run document (plain data) is read as a Run; `partial`: a job's figures so far, those still
+    to come marked pending (report.pending). Every word of the report may be a stored
     string (a bundle's run says anything), so each is escaped (md): shown, never acted on."""
     run = Run.of(run)
     rep = registry.build_report(run)
-    saved = f" · run #{run.id}" if run.id else ""
-    if run.status == "done":
-        (st.success if rep.ok else st.error)(md(rep.headline) + saved)
-    else:
-        st.error(f"{md(rep.headline)}{saved}")
+    if partial:
+        rep = pending(rep)
+    _headline(run, rep)
     _origin_line(run)
     if line := code_line(run):
         st.caption(md(line))
     _run_links(run)
     items: dict[str, list] = {name: [] for name in TAB_ORDER}
+    summary = rep.summary
     for number, (title, chart) in enumerate(rep.charts):
+        if summary is not None and title == summary.chart:  # drawn in Summary, once
+            continue
         items[tab_of(rep, title, "chart")].append(("chart", title, chart, number))
     for title, table in rep.tables:
         items[tab_of(rep, title, "table")].append(("table", title, table, None))
@@ -88,27 +93,85 @@ def draw(run: Run | Mapping[str, Any]) -> None:
     names = ["Summary", *[n for n in TAB_ORDER[1:-1] if items[n]], "Raw"]
     for name, tab in zip(names, st.tabs(names), strict=True):
         with tab:
-            if name == "Summary":
+            if name == "Summary" and rep.summary is not None:
+                _one_screen(run, rep, rep.summary)
+            elif name == "Summary":
                 _summary(rep)
             for item in items[name]:
                 _item(run, *item)
             if name == "Raw":
+                if rep.summary is not None and rep.metrics:
+                    st.markdown("**Every figure of the report**")
+                    _metrics(rep.metrics)
                 _raw(run, rep)
 
 
+def _headline(run: Run, rep) -> None:
+    """The headline in a box that is green only when the run passed and the figures behind it
+    hold (rep.verdict); else amber with the one line that says what to doubt, or red."""
+    saved = f" · run #{run.id}" if run.id else ""
+    text = md(rep.headline) + saved
+    verdict = rep.verdict
+    if run.status != "done" or not rep.ok:
+        st.error(text + (f"  \n{md(verdict.doubt)}" if verdict and verdict.doubt else ""))
+    elif verdict is not None and not verdict.ok:
+        st.warning(f"{text}  \n{md(verdict.doubt or 'the figures behind it do not hold')}")
+    else:
+        st.success(text)
+
+
 def _summary(rep) -> None:
+    """A report without a Summary of its own (a failed run, an experiment without one): every
+    warning, metric and note."""
     for warning in rep.warnings:
         st.warning(md(warning, lines=True))
-    if rep.metrics:
-        for col, metric in zip(st.columns(min(4, len(rep.metrics))) * 4, rep.metrics, strict=False):
-            shown = None if metric.help is None else md(metric.help, lines=True)
-            # a long value ("92 % (cuda-graph)") is cut off in a metric: its detail goes below
-            value, detail = metric_parts(metric.value)
-            col.metric(md(metric.label), md(value), help=shown)
-            if detail:
-                col.caption(md(detail))
+    _metrics(rep.metrics)
     for note in rep.notes:
         st.caption(md(note, lines=True))
+
+
+def _metrics(metrics, width: int = 4) -> None:
+    if metrics:
+        cols = st.columns(min(width, len(metrics)))
+        for col, metric in zip(cols * len(metrics), metrics, strict=False):
+            _metric(col, metric)
+
+
+def _metric(col, metric) -> None:
+    shown = None if metric.help is None else md(metric.help, lines=True)
+    # a long value ("92 % (cuda-graph)") is cut off in a metric: its detail goes below
+    value, detail = metric_parts(metric.value)
+    col.metric(md(metric.label), md(value), help=shown)
+    if detail:
+        col.caption(md(detail))
+
+
+def _one_screen(run: Run, rep, summary) -> None:
+    """The Summary that fits one screen: merged warnings, the key figures as pairs (two pairs
+    a row, each pair side by side), the chart that shows the headline's claim, a few lines; every
+    other warning and note in a collapsed Notes."""
+    for warning in summary.warnings:
+        st.warning(md(warning, lines=True))
+    for start in range(0, len(summary.pairs), 2):
+        row = summary.pairs[start : start + 2]
+        cols = iter(st.columns(4))
+        for pair in row:
+            for metric in (*pair, None)[:2]:
+                col = next(cols)
+                if metric is not None:
+                    _metric(col, metric)
+    titles = [title for title, _ in rep.charts]
+    if summary.chart in titles:  # the chart that shows the headline's claim, moved here
+        number = titles.index(summary.chart)
+        _item(run, "chart", summary.chart, rep.charts[number][1], number)
+    for line in summary.prose:
+        st.caption(md(line, lines=True))
+    if rep.warnings or rep.notes:
+        with st.expander("Notes", expanded=False):
+            for warning in rep.warnings:
+                st.warning(md(warning, lines=True))
+            for note in rep.notes:
+                st.caption(md(note, lines=True))
 
 
 def _item(run: Run, kind: str, title: str, content: Any, number: int | None) -> None:

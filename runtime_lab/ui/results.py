@@ -12,11 +12,20 @@ from runtime_lab.runner.jobs import JobManager
 from runtime_lab.store.estimate import device_kind, estimate
 from runtime_lab.store.history import HistoryError
 from runtime_lab.ui.report import CHART_LABELS, draw
+from runtime_lab.ui.suggest import panel as suggestion_panel
 from runtime_lab.ui.targets import EACH_TYPE, batch_panel, each_type_targets
 from runtime_lab.view.text import code
 from runtime_lab.view.text import markdown as md
 
-__all__ = ["CHART_LABELS", "POLL_S", "STATE_ICONS", "draw", "history_call", "run_panel"]
+__all__ = [
+    "CHART_LABELS",
+    "POLL_S",
+    "STATE_ICONS",
+    "draw",
+    "history_call",
+    "report_shown",
+    "run_panel",
+]
 
 POLL_S = 0.5
 # Material icons ship with Streamlit: emoji need a font headless Chromium often lacks
@@ -28,6 +37,14 @@ STATE_ICONS = {
     "cancelled": ":material/cancel:",
     "refused": ":material/block:",
 }
+
+
+def report_shown(experiment: str) -> bool:
+    """Whether this session's page shows a job (its report, or what is in so far): the page's
+    intro and the workload's caption then fold away, so the report is what the screen holds."""
+    return bool(
+        st.session_state.get(f"job:{experiment}") or st.session_state.get(f"batch:{experiment}")
+    )
 
 
 def run_panel(jobs: JobManager, experiment: str, spec, target: str | None = None) -> None:
@@ -76,6 +93,9 @@ def run_panel(jobs: JobManager, experiment: str, spec, target: str | None = None
         with said:
             if _measure_again(jobs, key, job):
                 st.rerun()
+    with said:  # a recompile's suggested fix, one click away (ui/suggest.py)
+        if suggestion_panel(jobs, key, job):
+            st.rerun()
     with body:
         draw(job.as_run())
 
@@ -159,7 +179,7 @@ def _draw_partial(job, said, body) -> None:
     the job's own partial result: never stored; the run is saved, and drawn whole, at its end."""
     said.info(PHASE_SAYS.get(job.phase, PHASE_SAYS["evidence"]), icon=":material/pending:")
     with body:
-        draw(dataclasses.replace(job, state="done", result=job.partial).as_run())
+        draw(dataclasses.replace(job, state="done", result=job.partial).as_run(), partial=True)
 
 
 def history_call(fn, *args, **kwargs):

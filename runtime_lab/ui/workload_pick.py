@@ -60,7 +60,12 @@ def picker(info: ExperimentInfo, values: dict[str, Any], profile: str, full: boo
             args=(key,),
             help="a shape from a model config: fills the shape (and parameters) below",
         )
-    st.caption(markdown(_about(work) + (f" Here the shape is {own}." if own else "")))
+    about = markdown(_about(work) + (f" Here the shape is {own}." if own else ""))
+    if st.session_state.get(f"job:{info.name}"):  # a report is shown: it holds the screen
+        with st.expander(f"About {chosen}", expanded=False):
+            st.caption(about)
+    else:
+        st.caption(about)
     return chosen
 
 

@@ -50,7 +50,9 @@ def _choose(page, label, option):
 
 def _run_and_wait(page, headline: str, picture: str):
     page.get_by_role("button", name="Run", exact=True).click()
-    done = page.get_by_test_id("stAlertContentSuccess").filter(has_text=headline)
+    # the headline's box: green, or amber where its verdict doubts a noisy CPU timing
+    boxes = '[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentWarning"]'
+    done = page.locator(boxes).filter(has_text=headline)
     expect(done.filter(has_text="run #")).to_be_visible(timeout=RUN_TIMEOUT_MS)
     _idle(page, 60_000)
     done.first.scroll_into_view_if_needed()  # the report, not the form, in the picture
@@ -86,6 +88,8 @@ def test_streams_puts_rms_norm_on_the_side_stream(server, page):
     _shape(page, "64x128", picked="1024x1024")
     _choose(page, "Device", "cpu")
     _run_and_wait(page, "streams rms_norm", "streams-rms-norm")
+    notes = page.get_by_test_id("stExpander").filter(has_text="Notes").first
+    notes.locator("summary").click()  # the Summary's collapsed Notes
     expect(page.get_by_text("What to look for (rms_norm)").first).to_be_visible()
 
 

@@ -75,18 +75,23 @@ def test_the_timing_figures_are_drawn_before_the_evidence_and_stored_only_at_the
     poll_until(at, lambda a: any("the timing is done" in i for i in _infos(a)), timeout_s=30)
     assert jobs.get(job.id).phase == "evidence" and not jobs.get(job.id).finished
     assert jobs.history.list() == []  # shown, not recorded
-    headline = [s.value for s in at.success] + [e.value for e in at.error]
+    headline = _headlines(at)  # amber until the figures still to come are in (issue 37)
     assert any("fusion" in h.lower() or "×" in h for h in headline), headline
     assert at.metric, "the partial report has its metrics"
     RELEASE.set()
     poll_until(at, lambda a: not any(PARTIAL in i for i in _infos(a)), timeout_s=30)
     [stored] = jobs.history.list()
     assert jobs.get(job.id).run_id == stored["id"]
-    assert any(f"run #{stored['id']}" in s.value for s in at.success)
+    assert any(f"run #{stored['id']}" in h for h in _headlines(at))
+
+
+def _headlines(at):
+    """The headline box's text, whichever colour its verdict gave it."""
+    return [box.value for box in (*at.success, *at.warning, *at.error)]
 
 
 def _done(at):
-    return any("run #" in s.value for s in at.success)
+    return any("run #" in h for h in _headlines(at))
 
 
 def test_the_same_spec_again_is_shown_at_once_and_measured_again_on_request(app):

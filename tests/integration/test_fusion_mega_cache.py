@@ -3,21 +3,18 @@
 from dataclasses import replace
 
 import pandas as pd
-import pytest
 from fusiondata import COLD
 from fusiondata import result as _result
 from fusiondata import run as _run
 
 from runtime_lab import registry
-from runtime_lab.fusion.info import INFO
 from runtime_lab.fusion.report import charts as charts_fusion
 from runtime_lab.fusion.report import compare as fusion_compare
 from runtime_lab.fusion.report import frames as ff
 from runtime_lab.fusion.report.figures import figures, key_figures
 from runtime_lab.glossary import registry as glossary
-from runtime_lab.registry import result_from_record, summary
+from runtime_lab.registry import result_from_record
 from runtime_lab.results import CompileLatency, to_plain
-from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
 
 FRESH = CompileLatency("fresh-process", 21.0, detail="process start to exit 21.0 s: ...")
@@ -157,31 +154,5 @@ def test_without_the_api_the_row_says_which_torch_it_needs(monkeypatch):
     assert row.artifact_bytes is None and row.fx_cache_hits == 0
 
 
-@pytest.mark.slow
-def test_a_real_cpu_job_loads_the_artefacts_in_a_fresh_process_and_hits(tmp_path):
-    options = {"modes": "eager,inductor", "fresh_process": True, "mega_cache": True}
-    if "compile_trace" in INFO.options:  # another pass after timing: not what this test is about
-        options["compile_trace"] = False
-    spec = build_spec("fusion", "64x64", device="cpu", warmup=1, repeat=3, options=options)
-    jobs = JobManager(data_dir=tmp_path / "lab", timeout_s=600)
-    try:
-        job = jobs.wait(jobs.submit(spec), 600)
-    finally:
-        jobs.close()
-    assert job.state == "done", job.error
-    run = job.as_run()
-    inductor = next(
-        m for m in result_from_record("fusion", run["result"]).modes if m.mode == "inductor"
-    )
-    scenarios = [c.scenario for c in inductor.compile]
-    assert scenarios == ["cold", "warm-cache", "warm-process", "fresh-process", "mega-cache"]
-    mega = inductor.compile[-1]
-    assert not mega.detail.startswith("failed"), mega.detail
-    assert mega.artifact_bytes > 0 and f"{mega.artifact_bytes} bytes" in mega.detail
-    assert mega.fx_cache_hits >= 1 and mega.fx_cache_misses == 0, mega.detail
-    assert mega.first_call_s > 0 and mega.compiles >= 1
-    assert "load_cache_artifacts" in mega.detail and "inductor 1" in mega.detail
-    figures = summary(run)
-    assert figures["mega_cache_artifact_bytes"] == mega.artifact_bytes
-    print(f"\nmega-cache: {mega.detail}\nfresh-process: {inductor.compile[3].detail}")
-    print(f"cold in the worker: {inductor.compile[0].first_call_s:.2f} s")
+# The real CPU job (a fresh process, then the mega-cache saved in one and loaded in another) is
+# tests/integration/test_fusion_worker.py's module run: one worker and one compile for both.

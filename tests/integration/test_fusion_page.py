@@ -60,7 +60,8 @@ def test_a_fusion_report_draws_charts_tables_code_and_downloads():
     assert not at.exception, at.exception
     assert at.success[0].value.startswith("fusion cuda:0 4096x4096 float32: inductor 1 kernel")
     assert len(at.get("vega_lite_chart")) == 6
-    assert [e.label for e in at.expander][0] == "Generated code: inductor"
+    # Summary's collapsed Notes first, then the Compile tab's code
+    assert [e.label for e in at.expander][:2] == ["Notes", "Generated code: inductor"]
     assert at.code[0].language == "python"
     labels = [b.proto.label for b in at.get("download_button") if b.proto.label not in CHARTS]
     assert labels == ["Run JSON", "Kernels CSV"]

@@ -121,6 +121,6 @@ def test_history_page_opens_every_old_run(data_dir, name):
         box = next(s for s in at.selectbox if s.label == "Open run")
         box.set_value(int(run_id)).run()
         assert not at.exception, at.exception
-        shown = [m.value for m in (*at.success, *at.error)]
+        shown = [m.value for m in (*at.success, *at.warning, *at.error)]  # any verdict
         assert any(BEFORE[name][run_id]["headline"] in text for text in shown), shown
     st.cache_resource.clear()

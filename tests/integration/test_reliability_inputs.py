@@ -215,8 +215,12 @@ def test_page_runs_a_valid_job_after_bad_input(lab, experiment):
             widget(at.selectbox, name).set_value(value)
     _submit(at)
     assert not at.error, [e.value for e in at.error]
-    poll_until(at, lambda a: bool(a.success) or bool(a.error), timeout_s=240)
-    assert at.success, [e.value for e in at.error]
+    # the stored run's headline box: green, or amber where its verdict doubts a noisy timing
+    def stored(a):
+        return [b for b in (*a.success, *a.warning) if "run #" in b.value]
+
+    poll_until(at, lambda a: bool(stored(a)) or bool(a.error), timeout_s=240)
+    assert stored(at), [e.value for e in at.error]
     assert len(lab.history.list()) == before + 1
 
 

@@ -139,7 +139,10 @@ def test_clocks_chart_spec():
     assert bars["encoding"]["x"]["field"] == "q1_ms" and bars["encoding"]["x2"]["field"] == "q3_ms"
     assert points["encoding"]["x"]["field"] == "median_ms"
     assert points["encoding"]["yOffset"]["field"] == "clock"
-    assert points["encoding"]["shape"]["scale"]["range"] == ["circle", "cross"]
+    shape = points["encoding"]["shape"]
+    assert shape["field"] == "agreement"  # each row's own verdict, by the flag's threshold
+    assert shape["scale"]["domain"] == list(fclocks.AGREEMENT)
+    assert shape["scale"]["range"] == ["circle", "cross", "triangle"]
     for layer in (bars, points):
         tips = {t["field"] for t in layer["encoding"]["tooltip"]}
         assert {"median_ms", "iqr_ms", "ratio_to_lab", "flagged", "detail"} <= tips
@@ -151,6 +154,7 @@ def test_clocks_chart_spec():
     data = spec["datasets"][spec["data"]["name"]] if "data" in spec else None
     rows = data or next(iter(spec["datasets"].values()))
     assert len(rows) == 6 and sum(r["flagged"] for r in rows) == 2
+    assert all((r["agreement"] == fclocks.FLAGGED) == r["flagged"] for r in rows)
 
 
 def test_timing_chart_marks_a_noisy_series_in_the_chart():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pandas as pd
 from runtime_lab.allocator.report import ab
 from runtime_lab.allocator.report import charts as ca
 from runtime_lab.allocator.report import frames as fa
+from runtime_lab.allocator.report import summary as report_summary
 from runtime_lab.allocator.report import workload as rw
 from runtime_lab.allocator.report.figures import key_figures
 from runtime_lab.allocator.result import AllocatorResult
@@ -305,7 +307,7 @@ def build(run: dict[str, Any], result: AllocatorResult) -> Report:
     ab_charts, ab_tables, ab_notes = ab.parts(result)
     wl_charts, wl_tables, wl_notes = rw.parts(result)  # all empty for runs before the catalog
     charts = tuple(_charts(result, steps) + wl_charts + ab_charts)
-    return Report(
+    report = Report(
         headline=_headline(result, figures),
         ok=not result.errors,
         metrics=tuple(rw.metrics(result) + _metrics(result, figures)),
@@ -316,3 +318,4 @@ def build(run: dict[str, Any], result: AllocatorResult) -> Report:
         downloads=tuple(_downloads(run, result, steps)),
         warnings=tuple(_warnings(result)),
     )
+    return replace(report, summary=report_summary.summary(report, figures))

@@ -15,10 +15,12 @@ from runtime_lab.fusion.report import frames as ff
 from runtime_lab.fusion.report import kernel_table as fk
 from runtime_lab.fusion.report import kernel_views as rk
 from runtime_lab.fusion.report import notes as report_notes
+from runtime_lab.fusion.report import summary as report_summary
 from runtime_lab.fusion.report import workload as rw
 from runtime_lab.fusion.report.charts import fmt_seconds
 from runtime_lab.fusion.report.figures import FusionFigures, figures
 from runtime_lab.fusion.report.roofline import roofline_chart, roofline_frame, roofs_frame
+from runtime_lab.fusion.report.verdict import verdict
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
 from runtime_lab.glossary import registry as glossary
 from runtime_lab.report import Metric, Report, run_json_download
@@ -270,4 +272,6 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
         downloads=tuple(_downloads(run, result, kernels)),
         code=code,
         warnings=tuple(checks.warnings(result, fig, modes)),
+        verdict=verdict(result, fig),
+        summary=report_summary.summary(result, fig, modes, [t for t, _ in charts]),
     )

@@ -6,6 +6,7 @@ import altair as alt
 import pandas as pd
 
 from runtime_lab.fusion.report.charts import SIDE_LEGEND
+from runtime_lab.fusion.report.clocks import AGREEMENT
 
 CLOCK_COLORS = {"lab": "#333333", "torch.utils.benchmark": "#4c78a8", "triton.do_bench": "#f58518"}
 
@@ -32,6 +33,7 @@ def clocks_chart(clocks: pd.DataFrame) -> alt.LayerChart:
         alt.Tooltip("ratio_to_lab:Q", format=".3f", title="ratio to the lab's median"),
         alt.Tooltip("allowed_pct:Q", format=".1f", title="allowed disagreement (%)"),
         alt.Tooltip("flagged:N"),
+        alt.Tooltip("agreement:N", title="vs the lab"),
         alt.Tooltip("samples:Q"),
         alt.Tooltip("detail:N", title="what it times"),
     ]
@@ -47,9 +49,10 @@ def clocks_chart(clocks: pd.DataFrame) -> alt.LayerChart:
             tooltip=tip,
         )
     )
+    # each point's shape is its row's own verdict (clock_rows: the flag's threshold), not a
+    # second rule here that could disagree with the table
     points = (
         alt.Chart(clocks)
-        .transform_calculate(agreement="datum.flagged ? 'flagged: disagrees with lab' : 'agrees'")
         .mark_point(size=110, strokeWidth=2, filled=True)
         .encode(
             x=alt.X("median_ms:Q", scale=scale),
@@ -58,9 +61,7 @@ def clocks_chart(clocks: pd.DataFrame) -> alt.LayerChart:
             color=color,
             shape=alt.Shape(
                 "agreement:N",
-                scale=alt.Scale(
-                    domain=["agrees", "flagged: disagrees with lab"], range=["circle", "cross"]
-                ),
+                scale=alt.Scale(domain=list(AGREEMENT), range=["circle", "cross", "triangle"]),
                 title="vs the lab",
             ),
             tooltip=tip,

@@ -23,6 +23,11 @@ METHODS = {
     "triton.do_bench": "CUDA events per call with its own L2 flush before each",
 }
 AGREEMENT_FRACTION = 0.05
+# Beyond this spread the lab's own clock cannot tell agreement from noise: a clock inside it is
+# "too noisy to judge", never "agrees" (0.48x the lab's median once passed as agreeing)
+JUDGE_FRACTION = 0.25
+AGREES, FLAGGED, UNJUDGED = "agrees", "flagged: disagrees with lab", "lab too noisy to judge"
+AGREEMENT = (AGREES, FLAGGED, UNJUDGED)
 
 
 def allowed_fraction(lab_spread: float, numel: int) -> float:
@@ -44,6 +49,7 @@ def clock_rows(result: FusionResult) -> list[dict[str, Any]]:
             s = stats(c.samples_ms)
             half = (c.iqr_ms or 0.0) / 2
             ratio = c.median_ms / lab.median_ms
+            flagged = c.clock != LAB and abs(ratio - 1) > allowed
             rows.append(
                 {
                     "mode": mode.mode,
@@ -56,11 +62,19 @@ def clock_rows(result: FusionResult) -> list[dict[str, Any]]:
                     "samples": len(c.samples_ms),
                     "ratio_to_lab": ratio,
                     "allowed_pct": 100 * allowed,
-                    "flagged": c.clock != LAB and abs(ratio - 1) > allowed,
+                    "flagged": flagged,
                     "detail": c.detail,
+                    "agreement": agreement(c.clock, flagged, allowed),
                 }
             )
     return rows
+
+
+def agreement(clock: str, flagged: bool, allowed: float) -> str:
+    """What the chart's legend says of one clock, by the same threshold as its flag."""
+    if flagged:
+        return FLAGGED
+    return UNJUDGED if clock != LAB and allowed > JUDGE_FRACTION else AGREES
 
 
 def _rank(clock: str) -> int:
@@ -68,7 +82,7 @@ def _rank(clock: str) -> int:
 
 
 COLUMNS = ["mode", "clock", "median_ms", "iqr_ms", "q1_ms", "q3_ms", "samples", "ratio_to_lab"]
-COLUMNS += ["allowed_pct", "flagged", "detail"]
+COLUMNS += ["allowed_pct", "flagged", "detail", "agreement"]
 
 
 def clocks_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:

@@ -9,10 +9,13 @@ import altair as alt
 import pandas as pd
 
 from runtime_lab.compare import charts as cc
+from runtime_lab.compare.kernels import Kernel
 from runtime_lab.fusion.info import FUSION_MODES
 from runtime_lab.fusion.report import frames as ff
 from runtime_lab.fusion.report.figures import ceiling, mode_figures
-from runtime_lab.fusion.result import FusionResult
+from runtime_lab.fusion.report.kernel_table import triton_for
+from runtime_lab.fusion.result import FusionResult, ModeResult
+from runtime_lab.results import KernelRow
 
 IGNORED = ("predicted_speedup",)  # 11/3 in every run: the bytes model, not a measurement
 
@@ -33,6 +36,46 @@ def samples(result: FusionResult) -> dict[str, tuple[float, ...]]:
         for clock in mode.clocks:
             if clock.samples_ms:
                 found[f"clocks.{mode.mode}.{clock.clock}"] = clock.samples_ms
+    return found
+
+
+def _launch(row: KernelRow, mode: ModeResult) -> str:
+    """Grid, block, registers and the Triton config a kernel launched with ("" on CPU)."""
+    parts = [f"grid {row.grid}" if row.grid else "", f"block {row.block}" if row.block else ""]
+    parts.append(f"{row.registers} regs" if row.registers else "")
+    found = triton_for(row, mode)
+    parts.append(found.config if found and found.config else "")
+    return " · ".join(p for p in parts if p)
+
+
+def kernels(result: FusionResult) -> dict[str, tuple[Kernel, ...]]:
+    """Each mode's profiled kernels for the kernel diff (compare/kernels.py), each joined to
+    the ops and user lines its compile evidence records (the profiler names a C++ kernel
+    graph_N_cpp_fused_…, a Triton one by its own name)."""
+    found = {}
+    for mode in result.modes:
+        if not mode.ran:
+            continue
+        sources = mode.compile_evidence.kernels if mode.compile_evidence else ()
+        rows = []
+        for row in mode.kernels:
+            src = next(
+                (k for k in sources if row.name == k.kernel or row.name.endswith(f"_{k.kernel}")),
+                None,
+            )
+            rows.append(
+                Kernel(
+                    mode=mode.mode,
+                    name=row.name,
+                    us_per_call=row.total_us,
+                    launches_per_call=row.calls_per_run,
+                    launch=_launch(row, mode),
+                    aten_ops=src.aten_ops if src else (),
+                    lowered_ops=src.post_grad_ops if src else (),
+                    source_lines=src.source_lines if src else (),
+                )
+            )
+        found[mode.mode] = tuple(rows)
     return found
 
 

@@ -144,22 +144,67 @@ def _latency(mode: ModeResult | None, scenario: str) -> float | None:
     return None
 
 
-def naive_speedup(result: FusionResult) -> float | None:
-    """What an A/B without warm-up would claim: each arm's first call plus k = repeat calls,
-    eager's total over the compiled mode's, where the compiled first call is the one that
-    compiled in this job (its "first call" or warm-cache record; Timing.first_call_ms is taken
-    after the compile):  (eager first + k·eager median) / (compiled first + k·compiled median)."""
+# the compiled arm's own first call in this job, kept in the stored run (run_mode records it;
+# compile_latencies keeps it beside cold / warm-cache / warm-process since issue 37)
+NAIVE_RECORD = "first call"
+# what a run stored before that record was kept offers instead, in this order
+OLDER_RECORDS = ("warm-cache", "cold")
+
+
+@dataclass(frozen=True)
+class NaiveArms:
+    """The two arms of a naive A/B in ms: each first call and steady-state median, k calls,
+    and which compile record gave the compiled first call."""
+
+    eager_first_ms: float
+    eager_ms: float
+    compiled_first_ms: float
+    compiled_ms: float
+    calls: int
+    record: str
+
+    @property
+    def speedup(self) -> float | None:
+        compiled = self.compiled_first_ms + self.calls * self.compiled_ms
+        return (self.eager_first_ms + self.calls * self.eager_ms) / compiled if compiled else None
+
+    @property
+    def break_even(self) -> float | None:
+        """The call count after which a naive A/B's verdict flips (its two totals cross), or
+        None where they never cross after the first call."""
+        gain = self.eager_ms - self.compiled_ms
+        calls = (self.compiled_first_ms - self.eager_first_ms) / gain if gain else None
+        return calls if calls is not None and calls > 0 else None
+
+
+def naive_arms(result: FusionResult) -> NaiveArms | None:
+    """Each arm's first call plus k = repeat calls, the compiled arm's first call being the one
+    that compiled in this job: its NAIVE_RECORD (the same record at the headline and at the
+    end); a run stored before that record was kept, its warm-cache or cold record (said so by
+    `record`); Timing.first_call_ms is taken after the compile, so it is the last resort."""
     eager = next((m for m in result.modes if m.mode == "eager" and m.timing), None)
     compiled = _compiled(result)
     if eager is None or compiled is None or compiled.timing is None:
         return None
-    k = compiled.timing.repeat
-    first = {c.scenario: c.first_call_s for c in compiled.compile}
-    compile_s = first.get("first call", first.get("warm-cache", first.get("cold")))
+    first = {c.scenario: c.first_call_s for c in compiled.compile if c.first_call_s is not None}
+    record = next((r for r in (NAIVE_RECORD, *OLDER_RECORDS) if r in first), "timed first call")
+    compile_s = first.get(record)
     compiled_first = compile_s * 1e3 if compile_s is not None else compiled.timing.first_call_ms
-    naive_eager = eager.timing.first_call_ms + k * steady_ms(eager)
-    naive_compiled = compiled_first + k * steady_ms(compiled)
-    return naive_eager / naive_compiled if naive_compiled > 0 else None
+    return NaiveArms(
+        eager_first_ms=eager.timing.first_call_ms,
+        eager_ms=steady_ms(eager),
+        compiled_first_ms=compiled_first,
+        compiled_ms=steady_ms(compiled),
+        calls=compiled.timing.repeat,
+        record=record,
+    )
+
+
+def naive_speedup(result: FusionResult) -> float | None:
+    """What an A/B without warm-up would claim (naive_arms):
+    (eager first + k·eager median) / (compiled first + k·compiled median)."""
+    arms = naive_arms(result)
+    return arms.speedup if arms else None
 
 
 def _ratio(loops: dict[str, float | None], mode: str) -> float | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from runtime_lab.compiler import frames as cf
@@ -9,6 +10,7 @@ from runtime_lab.glossary import registry as glossary
 from runtime_lab.recompiles.report import charts as cr
 from runtime_lab.recompiles.report import evidence as ev
 from runtime_lab.recompiles.report import frames as fr
+from runtime_lab.recompiles.report import summary as report_summary
 from runtime_lab.recompiles.report import whatif as wi
 from runtime_lab.recompiles.report import workload as rw
 from runtime_lab.recompiles.report.figures import RecompilesFigures, figures
@@ -290,7 +292,7 @@ def build(run: dict[str, Any], result: RecompilesResult) -> Report:
         downloads += cf.downloads(m.mode, m.compile_evidence)
     if result.graph_break is not None:
         downloads += cf.downloads("graph-break", result.graph_break.compile_evidence)
-    return Report(
+    report = Report(
         headline=_headline(result, fig.order),
         ok=bool(result.modes) and not any(m.error for m in result.modes),
         metrics=tuple(_metrics(result, fig)),
@@ -302,3 +304,4 @@ def build(run: dict[str, Any], result: RecompilesResult) -> Report:
         code=tuple(code),
         warnings=tuple(_warnings(result)),
     )
+    return replace(report, summary=report_summary.summary(report, fig.summary))

@@ -34,12 +34,17 @@ def _frame(shape, dtype: str, dynamic: set[int], unbacked: bool) -> Frame:
     return Frame(dtype, sizes, unbacked)
 
 
-def frames(mode: str, calls: list[Call], marked: tuple[int, ...]) -> list[int]:
+def frames(
+    mode: str, calls: list[Call], marked: tuple[int, ...], forced: tuple[int, ...] = ()
+) -> list[int]:
     """Per call, the index of the frame expected to run it; a new index is a compile. The model:
     dynamic=False one frame per (shape, dtype); dynamic=True every dim dynamic from the start;
     dynamic=None (automatic dynamic) static first, and a recompile makes dynamic every dim whose
     size differs from the first call's; the marks (under dynamic=None) make their dims dynamic
-    from the first call (mark_unbacked without 0/1 specialization), the others as dynamic=None. A new dtype is a new frame in every mode."""
+    from the first call (mark_unbacked without 0/1 specialization), the others as dynamic=None;
+    `forced` (the mark_dynamic option) dims are dynamic from the first call in every mode, the
+    static ones included (Dynamo honours mark_dynamic under dynamic=False). A new dtype is a new
+    frame in every mode."""
     found: list[Frame] = []
     ran: list[int] = []
     if not calls:
@@ -47,19 +52,22 @@ def frames(mode: str, calls: list[Call], marked: tuple[int, ...]) -> list[int]:
     first = calls[0][0]
     everything = set(range(len(first)))
     dynamic = everything if mode == "dynamic=True" else set(marked if mode in MARKS else ())
+    dynamic |= set(forced)
     unbacked = mode == "mark_unbacked"
     for shape, dtype in calls:
         hit = next((i for i in reversed(range(len(found))) if found[i].fits(shape, dtype)), None)
         if hit is None:
             if (mode == "dynamic=None" or mode in MARKS) and found:  # automatic dynamic
                 dynamic |= {i for i, n in enumerate(shape) if n != first[i]}
-            kept = set() if mode in STATIC else dynamic
+            kept = set(forced) if mode in STATIC else dynamic
             found.append(_frame(shape, dtype, kept, unbacked))
             hit = len(found) - 1
         ran.append(hit)
     return ran
 
 
-def compiles(mode: str, calls: list[Call], marked: tuple[int, ...]) -> int:
+def compiles(
+    mode: str, calls: list[Call], marked: tuple[int, ...], forced: tuple[int, ...] = ()
+) -> int:
     """How many compiles the model expects of the mode (not capped by recompile_limit)."""
-    return len(set(frames(mode, calls, marked)))
+    return len(set(frames(mode, calls, marked, forced)))

@@ -120,14 +120,17 @@ def _what(result: RecompilesResult, m: ModeRun) -> str:
 
 def _line(result: RecompilesResult, m: ModeRun) -> str:
     calls = [(c.shape, c.dtype) for c in m.calls]
-    expected = expect.compiles(m.mode, calls, result.dims)
+    expected = expect.compiles(m.mode, calls, result.dims, result.mark_dynamic_dims)
     word = "compile" if m.compiles == 1 else "compiles"
     text = f"{result.workload} under {m.mode}: {m.compiles} {word} for {len(calls)} calls"
     text += _sizes(result, m.calls) + _what(result, m)
+    if result.mark_dynamic:
+        text += f", mark_dynamic {result.mark_dynamic} on every call"
+    rule = EXPECT[m.mode] + (", the marked dims dynamic throughout" if result.mark_dynamic else "")
     if m.compiles == expected:
-        return f"{text}. As expected: {EXPECT[m.mode]}."
+        return f"{text}. As expected: {rule}."
     return (
-        f"{text}. Not what the seed's rules give ({expected}: {EXPECT[m.mode]}): read the "
+        f"{text}. Not what the seed's rules give ({expected}: {rule}): read the "
         "recompile reasons below for what Dynamo guarded on instead."
     )
 

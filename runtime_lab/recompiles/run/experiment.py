@@ -139,6 +139,13 @@ def _with_eager(mode: ModeRun, eager: dict) -> ModeRun:
 
 
 def _detail(mode: str, spec: RunSpec, work: Work) -> str:
+    text = _mode_detail(mode, spec, work)
+    if work.applied():  # the option marks every mode's inputs: say so where each mode is named
+        text += f"; mark_dynamic {work.applied()} on every call (the option)"
+    return text
+
+
+def _mode_detail(mode: str, spec: RunSpec, work: Work) -> str:
     names = ", ".join(work.dims[d] for d in _dims(spec))
     on = f"{names} ({work.marked()})"
     if mode == "mark_dynamic":
@@ -234,4 +241,6 @@ def run(spec: RunSpec, ctx: Context) -> RecompilesResult:
         dim_names=work.dims,
         params=spec.option("params"),
         marked=work.marked(),
+        mark_dynamic=work.applied(),
+        mark_dynamic_dims=work.forced_dims,
     )

@@ -8,6 +8,7 @@ from functools import cache
 
 import torch
 
+from runtime_lab import marks
 from runtime_lab.spec import RunSpec
 from runtime_lab.workloads import ops
 from runtime_lab.workloads.fit import params_of, spec_params
@@ -51,15 +52,26 @@ class Work:
     fn: Callable
     names: tuple[str, ...]  # fn's parameters: the frame's locals Dynamo's guards read
     axes: tuple[tuple[int, ...], ...]  # per input, the axes carrying a marked dim
+    # per input, the axes the spec's mark_dynamic option marks in every mode; () per input: none
+    forced: tuple[tuple[int, ...], ...] = ()
+    forced_dims: tuple[int, ...] = ()  # the workload dims those axes carry
 
     def inputs(self, shape, dtype: str, seed: int, device, mark: Mark = None) -> tuple:
-        """The call's inputs (seeded as the fusion experiment seeds them), marked where asked."""
+        """The call's inputs (seeded as the fusion experiment seeds them), marked where asked:
+        the mode's marks, and the option's with torch._dynamo.mark_dynamic."""
         made = ops.load(self.name, shape, dtype, device, seed, self.params).inputs
-        if mark is not None:
-            for tensor, axes in zip(made, self.axes, strict=False):
+        for how, axes_of in ((mark, self.axes), (torch._dynamo.mark_dynamic, self.forced)):
+            if how is None:
+                continue
+            for tensor, axes in zip(made, axes_of, strict=False):
                 for axis in axes:
-                    mark(tensor, axis)
+                    how(tensor, axis)
         return made
+
+    def applied(self) -> str:
+        """The option's marks as applied: 'x:0,y:0' (every input axis carrying the dim)."""
+        pairs = [(n, a) for n, axes in zip(self.names, self.forced, strict=False) for a in axes]
+        return marks.text(tuple(pairs))
 
     def locals(self, inputs: tuple) -> dict:
         return dict(zip(self.names, inputs, strict=False))
@@ -92,7 +104,44 @@ def work_of(spec: RunSpec, dims: tuple[int, ...], shape) -> Work:
     code = fn.__code__
     names = tuple(code.co_varnames[: code.co_argcount])
     axes = carriers(name, shape, params, spec.dtype, dims)
-    return Work(name, info.dims, params, fn, names, axes)
+    forced, forced_dims = forced_axes(
+        spec.option("mark_dynamic"), name, names, shape, params, spec.dtype
+    )
+    return Work(name, info.dims, params, fn, names, axes, forced, forced_dims)
+
+
+def forced_axes(given: str, name: str, names, shape, params, dtype):
+    """Per input, the axes to mark for the option's input:axis pairs, and the workload dims they
+    carry: each pair's axis and every axis of every input that carries the same dim (marking
+    x's but not y's makes x + y a constraint violation: Dynamo specializes the unmarked one).
+    ValueError, one line, for an input or axis the workload does not have."""
+    wanted = marks.parse(given)
+    if not wanted:
+        return (), ()
+    base = ops.meta_inputs(name, shape, dtype, params)
+    found: list[set[int]] = [set() for _ in names]
+    dims: set[int] = set()
+    per_dim = [carriers(name, shape, params, dtype, [d]) for d in range(len(shape))]
+    for input_name, axis in wanted:
+        i = names.index(input_name) if input_name in names else -1
+        tensor = base[i] if 0 <= i < len(base) else None
+        if not isinstance(tensor, torch.Tensor) or axis >= tensor.dim():
+            takes = ", ".join(
+                f"{n} ({t.dim()} dims)"
+                for n, t in zip(names, base, strict=False)
+                if isinstance(t, torch.Tensor)
+            )
+            raise ValueError(
+                f"mark_dynamic: {input_name}:{axis} is not an axis of an input of {name}; "
+                f"its inputs: {takes}"
+            )
+        found[i].add(axis)
+        for d, axes in enumerate(per_dim):
+            if axis in axes[i]:
+                dims.add(d)
+                for j, carried in enumerate(axes[: len(names)]):
+                    found[j] |= set(carried)
+    return tuple(tuple(sorted(a)) for a in found), tuple(sorted(dims))
 
 
 def held_bytes(name: str, shape, dtype: str, params_text: str) -> int:

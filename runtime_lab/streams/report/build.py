@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from runtime_lab.report import Metric, Report, in_tab, run_json_download
 from runtime_lab.results import stats
 from runtime_lab.streams.report import charts as cs
 from runtime_lab.streams.report import frames as fs
+from runtime_lab.streams.report import summary as report_summary
 from runtime_lab.streams.report import workload as report_workload
 from runtime_lab.streams.report.csan import csan_frame, csan_notes
 from runtime_lab.streams.report.figures import StreamsFigures, figures, primary
@@ -274,7 +276,7 @@ def build(run: dict[str, Any], result: StreamsResult) -> Report:
     if not syncs.empty:
         tables.append(("The profiler's sync records vs the lab's inferred waits and syncs", syncs))
     wrong_ordered = any(v.expected_correct and v.mismatches for v in result.variants)
-    return Report(
+    report = Report(
         headline=_headline(result),
         ok=result.tolerance_passed and not wrong_ordered,
         metrics=tuple(
@@ -293,3 +295,4 @@ def build(run: dict[str, Any], result: StreamsResult) -> Report:
         ),
         downloads=tuple(_downloads(run, result, fr)),
     )
+    return replace(report, summary=report_summary.summary(report, fig.summary))

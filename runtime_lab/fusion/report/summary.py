@@ -1,0 +1,153 @@
+"""Fusion's Summary tab: kernels, steady state, speed-ups and compile as pairs, one chart, a
+few lines, the per-mode warnings merged into one line each."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+
+from runtime_lab.fusion.report.charts import fmt_seconds
+from runtime_lab.fusion.report.checks import OVER_CEILING_PCT
+from runtime_lab.fusion.report.figures import NAIVE_RECORD, FusionFigures, naive_arms
+from runtime_lab.fusion.result import FusionResult
+from runtime_lab.report import Metric, Summary
+from runtime_lab.view.fmt import fmt_ms
+from runtime_lab.view.summary import figure, first_sentence, fit, pairs
+
+# the chart that shows the headline's claim (eager against the compiled mode, every sample),
+# else the kernels it counts
+CHART_STARTS = ("Steady-state time per call", "Kernels per call")
+
+
+def summary(
+    result: FusionResult, fig: FusionFigures, modes: pd.DataFrame, chart_titles: Sequence[str]
+) -> Summary:
+    return Summary(
+        pairs=_pairs(result, fig),
+        chart=next(
+            (t for start in CHART_STARTS for t in chart_titles if t.startswith(start)), None
+        ),
+        prose=fit(_prose(result, fig, modes)),
+        warnings=tuple(_warnings(fig, modes)),
+    )
+
+
+def _kernels(result: FusionResult, mode: str | None, named: bool = False) -> str:
+    found = next((m for m in result.modes if m.mode == mode), None)
+    if found is None or found.kernel_count is None:
+        return "—"
+    return f"{found.kernel_count:g} per call" + (f" ({mode})" if named else "")
+
+
+def _steady(fig: FusionFigures, mode: str | None) -> str:
+    found = next((f for f in fig.modes if f.mode == mode), None)
+    if found is None or found.steady_state_ms is None:
+        return "—"
+    return fmt_ms(found.steady_state_ms) + (" (noisy)" if found.noisy else "")
+
+
+def _seconds(value: float | None) -> str:
+    return "—" if value is None else fmt_seconds(value)
+
+
+def naive_value(result: FusionResult, naive: float | None) -> str:
+    """The naive A/B figure with the call count after which its verdict flips."""
+    arms = naive_arms(result)
+    if naive is None or arms is None:
+        return "—"
+    flips = arms.break_even
+    text = f"{naive:.3g}×"
+    if flips is not None:
+        text += f" (flips after {math.ceil(flips):,} calls)"
+    return text
+
+
+def naive_detail(result: FusionResult) -> str | None:
+    """Which record gave the compiled arm's first call, and the arms it adds up."""
+    arms = naive_arms(result)
+    if arms is None:
+        return None
+    older = (
+        ""
+        if arms.record == NAIVE_RECORD
+        else " (a run stored before its own first call was kept: this record instead)"
+    )
+    return (
+        f"Here: k = {arms.calls} calls per arm; eager's first call {fmt_ms(arms.eager_first_ms)}, "
+        f"the compiled first call {fmt_ms(arms.compiled_first_ms)} from its "
+        f"'{arms.record}' compile record{older}. The verdict flips where the totals cross: "
+        "(compiled first − eager first) ÷ (eager median − compiled median) calls."
+    )
+
+
+def _pairs(result: FusionResult, fig: FusionFigures) -> tuple[tuple[Metric, ...], ...]:
+    key = fig.summary
+    compiled = key["compiled_mode"]
+    measured, naive = key["measured_speedup"], key.get("naive_speedup")
+    return pairs(
+        (
+            figure("fusion", "eager_kernel_names", _kernels(result, "eager")),
+            figure("fusion", "compiled_kernel_names", _kernels(result, compiled, named=True)),
+        ),
+        (
+            figure("fusion", "steady_state_ms.eager", _steady(fig, "eager")),
+            figure("fusion", f"steady_state_ms.{compiled or 'compiled'}", _steady(fig, compiled)),
+        ),
+        (
+            figure("fusion", "measured_speedup", "—" if measured is None else f"{measured:.2f}×"),
+            figure("fusion", "naive_speedup", naive_value(result, naive), naive_detail(result))
+            if result.timed_before_profiling
+            else figure("fusion", "predicted_speedup", f"{key['predicted_speedup']:.2f}×"),
+        ),
+        (
+            figure("fusion", "cold_compile_s", _seconds(key["cold_compile_s"])),
+            figure("fusion", "warm_cache_compile_s", _seconds(key["warm_cache_compile_s"])),
+        ),
+    )
+
+
+def _prose(result: FusionResult, fig: FusionFigures, modes: pd.DataFrame) -> list[str]:
+    key = fig.summary
+    found = [first_sentence(f"{m.mode}: {m.error}") for m in result.modes if m.error]
+    eager_ms = key["steady_state_ms"].get("eager")
+    for row in modes[modes["fewer_kernels_but_slower"]].itertuples():
+        found.append(
+            f"{row.mode} launches fewer kernels than eager yet takes longer per call "
+            f"({row.steady_state_ms:.4g} ms vs {eager_ms:.4g} ms): fusing did not pay here."
+        )
+    naive, measured = key.get("naive_speedup"), key["measured_speedup"]
+    if result.timed_before_profiling and naive and measured:
+        found.append(
+            f"A naive A/B (the compile inside the compiled arm's first call, no warm-up) reads "
+            f"{naive_value(result, naive)} where the steady state reads {measured:.3g}×."
+        )
+    if result.device == "cpu":
+        found.append(
+            "CPU run: kernels are the profiler's CPU ops, times the host's wall time of "
+            "synchronous calls."
+        )
+    return found
+
+
+def _warnings(fig: FusionFigures, modes: pd.DataFrame) -> list[str]:
+    """checks.warnings in one line each: every mode over the ceiling, every clock flagged."""
+    found = []
+    over = modes[modes["ceiling_pct"].notna() & (modes["ceiling_pct"] > OVER_CEILING_PCT)]
+    if not over.empty:
+        found.append(
+            f"{', '.join(over['mode'])} exceed the {fig.ceiling_source} ceiling (up to "
+            f"{over['ceiling_pct'].max():.0f} %): the working set fits in cache, or its byte "
+            "pattern is not the ceiling's. Details: Notes."
+        )
+    flagged = [r for r in fig.clocks if r["flagged"]]
+    if flagged:
+        clocks = ", ".join(dict.fromkeys(r["clock"] for r in flagged))
+        ratios = [r["ratio_to_lab"] for r in flagged]
+        found.append(
+            f"{clocks} disagrees with the lab's clock on {len(flagged)} mode(s) "
+            f"({min(ratios):.2g}×–{max(ratios):.2g}× its median): quote a figure with its "
+            "clock. Details: Notes."
+        )
+    return found

@@ -1,0 +1,79 @@
+"""Whether fusion's headline speed-up holds: spread, clocks, contention, tolerance, caches."""
+
+from __future__ import annotations
+
+from runtime_lab.fusion.report.checks import OVER_CEILING_PCT
+from runtime_lab.fusion.report.clocks import AGREES, LAB
+from runtime_lab.fusion.report.figures import FusionFigures
+from runtime_lab.fusion.result import FusionResult
+from runtime_lab.report import Verdict
+from runtime_lab.results import stats
+
+
+def verdict(result: FusionResult, fig: FusionFigures) -> Verdict | None:
+    """Ok when eager's and the compiled mode's figures behind the speed-up hold; else one line
+    of what to doubt and the range the speed-up takes (other clocks, quartiles). None where the
+    headline quotes no speed-up and every checked mode passed."""
+    failed = [m.mode for m in result.modes if m.tolerance_passed is False]
+    if failed:
+        return Verdict(False, f"{', '.join(failed)} outside tolerance against eager: not timed.")
+    key = fig.summary
+    measured, compiled = key["measured_speedup"], key["compiled_mode"]
+    by = {f.mode: f for f in fig.modes}
+    if not measured or "eager" not in by or compiled not in by:
+        return None
+    arms = ("eager", compiled)
+    doubts: list[str] = []
+    ratios = [measured]
+    noisy = [by[m] for m in arms if by[m].noisy]
+    if noisy:
+        spread = ", ".join(f"{f.mode} {100 * f.iqr_ms / f.steady_state_ms:.0f} %" for f in noisy)
+        doubts.append(f"noisy (IQR/median: {spread})")
+        ratios += _quartile_ratios(result, compiled)
+    doubts += _clock_doubts(fig, arms, measured, ratios)
+    modes = {m.mode: m for m in result.modes}
+    contended = [(m, modes[m].timing.cpu_others_pct) for m in arms if modes[m].timing.contended]
+    if contended:
+        worst = max(pct for _, pct in contended)
+        doubts.append(f"host contended (others took up to {worst:.0f} % of the cores)")
+    cached = [by[m] for m in arms if (by[m].ceiling_pct or 0) > OVER_CEILING_PCT]
+    if cached:
+        over = ", ".join(f"{f.mode} {f.ceiling_pct:.0f} %" for f in cached)
+        doubts.append(f"working set in cache ({over} of the measured ceiling)")
+    if not doubts:
+        return Verdict(True)
+    low, high = min(ratios), max(ratios)
+    return Verdict(
+        False,
+        f"Doubt: {'; '.join(doubts)}. The speed-up could be {low:.2g}×–{high:.2g}×.",
+        (low, high),
+    )
+
+
+def _quartile_ratios(result: FusionResult, compiled: str) -> list[float]:
+    """Eager's quartiles over the compiled mode's, the far ends: the speed-up within the IQRs."""
+    found = {m.mode: stats(m.timing.primary_ms) for m in result.modes if m.timing}
+    eager, other = found.get("eager"), found.get(compiled)
+    if not (eager and other and other.q1 > 0 and other.q3 > 0):
+        return []
+    return [eager.q1 / other.q3, eager.q3 / other.q1]
+
+
+def _clock_doubts(fig: FusionFigures, arms, measured: float, ratios: list[float]) -> list[str]:
+    """Per cross-check clock timing both arms: its speed-up joins `ratios`; doubted where either
+    arm's reading is flagged or too noisy to judge, or its speed-up is off the lab's by more than
+    the looser arm's allowance."""
+    rows = {(r["mode"], r["clock"]): r for r in fig.clocks}
+    clocks = dict.fromkeys(c for _, c in rows if c != LAB)
+    found = []
+    for clock in clocks:
+        pair = [rows.get((m, clock)) for m in arms]
+        if None in pair or not pair[1]["median_ms"]:
+            continue
+        speedup = pair[0]["median_ms"] / pair[1]["median_ms"]
+        ratios.append(speedup)
+        allowed = max(r["allowed_pct"] for r in pair) / 100
+        off = abs(speedup / measured - 1) > allowed
+        if off or any(r["agreement"] != AGREES for r in pair):
+            found.append(f"{clock} says {speedup:.2g}×")
+    return found

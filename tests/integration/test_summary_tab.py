@@ -1,0 +1,57 @@
+"""Issue 37: each experiment's default report reads on one screen: its Summary tab holds a
+chart, at most 150 words of prose outside the collapsed Notes, and only glossary-labelled
+figures; the page's intro folds away once a report is shown (AppTest, replayed runs)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from apphelpers import open_page, poll_until
+from streamlit.testing.v1.element_tree import Expander, Markdown
+
+from runtime_lab.glossary import registry as glossary
+from runtime_lab.view.summary import PROSE_WORDS, words
+
+EXPERIMENTS = ("fusion", "recompiles", "streams", "allocator")
+
+
+def _glossary_label(experiment: str, label: str) -> bool:
+    """Whether `label` is a glossary label of the experiment, a `{}` standing for any name."""
+    for found in glossary.figures(experiment):
+        parts = map(re.escape, found.label.split("{}"))
+        if re.fullmatch("(.+)".join(parts), label):
+            return True
+    return False
+
+
+def _prose(node) -> list[str]:
+    """The markdown and caption text a reader sees in `node`, the collapsed Notes left out."""
+    if isinstance(node, Expander) and node.label == "Notes":
+        return []
+    if isinstance(node, Markdown):  # captions too
+        return [node.value]
+    return [text for child in getattr(node, "children", {}).values() for text in _prose(child)]
+
+
+def _summary(at):
+    return next((t for t in at.tabs if t.label == "Summary"), None)
+
+
+@pytest.mark.parametrize("experiment", EXPERIMENTS)
+def test_the_summary_tab_fits_one_screen(app, experiment):
+    at = open_page(app, f"app_pages/{experiment}.py")
+    at.button[0].click()  # the form's defaults, answered from the recorded CPU run
+    at.run()
+    poll_until(at, lambda a: _summary(a) is not None, timeout_s=30)
+    summary = _summary(at)
+    assert summary.get("arrow_vega_lite_chart") or summary.get("vega_lite_chart"), experiment
+    prose = _prose(summary)
+    assert words(prose) <= PROSE_WORDS, (words(prose), prose)
+    labels = [re.sub(r"\\(.)", r"\1", m.label) for m in summary.metric]  # md()'s escapes off
+    assert 0 < len(labels) <= 8, labels
+    assert all(_glossary_label(experiment, label) for label in labels), labels
+    notes = [e for e in summary.expander if e.label == "Notes"]
+    assert notes and not notes[0].proto.expanded  # the rest is one click away, collapsed
+    # the page's intro is folded away now that the report holds the screen
+    assert any(e.label == "About this page" for e in at.expander)
