@@ -10,14 +10,16 @@ app:
 
 # CI (.ci/run): setup, lint, then every tier (tests/gpu skips itself without CUDA): the unit
 # tier on every core; the integration tier on two, a file per worker (a file's module fixtures
-# start its workers once); then the `serial` tests alone: bars in seconds, e2e, gpu. Each pytest
-# call prints its 25 slowest; every call runs even when one before failed.
+# start its workers once), the heaviest files first (tests/helpers/budgets.py, not xdist's
+# order by test count); then the `serial` tests alone: bars in seconds, e2e, gpu. Each pytest
+# call prints its 25 slowest and its wall time against the tier's budget (docs/testing.md);
+# every call runs even when one before failed.
 test:
 	scripts/setup.sh test
 	$(MAKE) --no-print-directory lint
 	failed=0; \
 	  $(PYTEST) -q -n auto --durations=25 tests/unit || failed=1; \
-	  $(PYTEST) -q -n 2 --dist loadfile --durations=25 -m "not serial" tests/integration || failed=1; \
+	  $(PYTEST) -q -n 2 --dist loadfile --no-loadscope-reorder --durations=25 -m "not serial" tests/integration || failed=1; \
 	  $(PYTEST) -q --durations=25 -m serial tests/integration tests/e2e tests/gpu || failed=1; \
 	  exit $$failed
 

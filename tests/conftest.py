@@ -1,10 +1,14 @@
-"""Shared fixtures: each test's tier marker from its folder, an isolated data directory per test,
-and skipping `gpu` tests without CUDA."""
+"""Shared fixtures: each test's tier marker from its folder (the heaviest integration files first),
+an isolated data directory per test, skipping `gpu` tests without CUDA, and each tier's wall time
+against its budget at the end."""
 
 from __future__ import annotations
 
+import time
+from collections import defaultdict
 from pathlib import Path
 
+import budgets
 import pytest
 import replay
 import streamlit as st
@@ -33,12 +37,42 @@ def pytest_collection_modifyitems(config, items):
             misplaced.append(item.nodeid)
     if misplaced:  # `make test-gpu` runs tests/gpu only: a GPU test elsewhere never runs there
         raise pytest.UsageError(f"gpu-marked tests belong in tests/gpu: {', '.join(misplaced)}")
+    # the heaviest files first (a stable sort: each file's tests keep their order), so that
+    # xdist's --dist loadfile hands them out first and both workers end on short files
+    ranks = dict(zip(items, budgets.heaviest_first([i.path.name for i in items]), strict=True))
+    items.sort(key=ranks.__getitem__)
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="needs CUDA (no GPU on this machine)")
     for item in items:
         if item.get_closest_marker("gpu"):
             item.add_marker(skip)
+
+
+STARTED = pytest.StashKey[float]()
+
+
+def pytest_sessionstart(session):
+    session.config.stash[STARTED] = time.monotonic()
+
+
+@pytest.hookimpl(trylast=True)  # after the slowest 25, so it is the last thing before the tally
+def pytest_terminal_summary(terminalreporter, config):
+    """make test's calls (tests/helpers/budgets.py): the wall time against the tier's budget,
+    and its slowest files, so a tier that grows back shows in the log (printed, not failed)."""
+    if hasattr(config, "workerinput") or STARTED not in config.stash:
+        return
+    tier = budgets.tier_of(config.args, config.option.markexpr or "")
+    if tier is None:
+        return
+    per_file: dict[str, float] = defaultdict(float)
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if isinstance(report, pytest.TestReport):
+                per_file[report.nodeid.split("::")[0]] += report.duration
+    took = time.monotonic() - config.stash[STARTED]
+    line, over = budgets.verdict(tier, took, per_file)
+    terminalreporter.write_sep("=", line, red=over, green=not over, bold=over)
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.runner.devices import RayUnavailable
 from runtime_lab.runner.jobs import JobManager
 from runtime_lab.ui.form import plain, spec_form
-from runtime_lab.ui.results import history_call, report_shown, run_panel
+from runtime_lab.ui.results import history_call, run_panel
 from runtime_lab.ui.targets import choose_target
 from runtime_lab.ui.user_workloads import sidebar_lines
 from runtime_lab.view import frames
@@ -79,24 +79,15 @@ def experiment_page(experiment: str) -> None:
     """An experiment's page: title and intro from its info, the form, the run panel."""
     info = EXPERIMENTS[experiment]
     st.title(info.title)
-    intro = st.container()  # filled once the run panel has said whether a report is shown
+    st.markdown(info.intro)
     jobs = manager()
+    if info.cpu_note and jobs.env and not jobs.env.get("gpus"):
+        st.info(info.cpu_note)
     past = history_call(jobs.history.durations, experiment) if jobs.history else None
     # before the form, so it is set before Run is pressed (offered only when the pool has a choice)
     target = choose_target(jobs.status()["lanes"], experiment)
     spec = spec_form(experiment, jobs.env, past)
     run_panel(jobs, experiment, spec, target)
-    cpu_note = info.cpu_note if info.cpu_note and jobs.env and not jobs.env.get("gpus") else ""
-    with intro:
-        if report_shown(experiment):  # the report is what this screen is for now
-            with st.expander("About this page", expanded=False):
-                st.markdown(info.intro)
-                if cpu_note:
-                    st.info(cpu_note)
-        else:
-            st.markdown(info.intro)
-            if cpu_note:
-                st.info(cpu_note)
 
 
 def sidebar(jobs: JobManager, work_files: Described | None = None) -> None:

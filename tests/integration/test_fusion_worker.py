@@ -1,10 +1,12 @@
 """The fusion experiment through the real worker on CPU: kernels, tolerance, compile latency."""
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
+from runtime_lab import registry
 from runtime_lab.registry import result_from_record, summary
 from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
@@ -12,14 +14,24 @@ from runtime_lab.spec import build_spec
 pytestmark = pytest.mark.slow
 
 
+EARLY: dict = {}  # fusion_run's job at its headline phase (the CLI's early headline reads it)
+
+
 @pytest.fixture(scope="module")
 def fusion_run(tmp_path_factory):
+    """One run of every mode, its compile latencies with the fresh-process and mega-cache ones
+    (tests/integration/test_fusion_mega_cache.py's real job, folded in: one worker, one compile)."""
     jobs = JobManager(data_dir=tmp_path_factory.mktemp("fusion"), timeout_s=600)
     try:
-        spec = build_spec(
-            "fusion", "256x256", device="cpu", warmup=2, repeat=5, options={"sweep": "64,128"}
-        )
-        job = jobs.wait(jobs.submit(spec), 600)
+        options = {"fresh_process": True, "mega_cache": True}
+        # the sweep both ways: a static kernel per size, and one function reused over the sizes
+        options |= {"sweep": "64,128", "sweep_compile": "both"}
+        spec = build_spec("fusion", "256x256", device="cpu", warmup=2, repeat=5, options=options)
+        job_id = jobs.submit(spec)
+        while not (job := jobs.get(job_id)).finished:  # the job as the CLI saw it at its headline
+            if job.partial is not None and job.phase == "headline":
+                EARLY.setdefault("job", job)
+            time.sleep(0.05)
     finally:
         jobs.close()
     assert job.state == "done", job.error
@@ -70,6 +82,22 @@ def test_compile_latency_cold_warm_cache_warm_process(fusion_run):
     assert cold.first_call_s > warm.first_call_s > process.first_call_s
 
 
+def test_a_real_cpu_job_loads_the_mega_cache_in_a_fresh_process_and_hits(fusion_run):
+    inductor = next(
+        m for m in result_from_record("fusion", fusion_run["result"]).modes if m.mode == "inductor"
+    )
+    scenarios = [c.scenario for c in inductor.compile if c.scenario != "first call"]
+    assert scenarios == ["cold", "warm-cache", "warm-process", "fresh-process", "mega-cache"]
+    fresh, mega = inductor.compile[-2:]
+    assert not fresh.detail.startswith("failed") and fresh.first_call_s > 0, fresh.detail
+    assert not mega.detail.startswith("failed"), mega.detail
+    assert mega.artifact_bytes > 0 and f"{mega.artifact_bytes} bytes" in mega.detail
+    assert mega.fx_cache_hits >= 1 and mega.fx_cache_misses == 0, mega.detail
+    assert mega.first_call_s > 0 and mega.compiles >= 1
+    assert "load_cache_artifacts" in mega.detail and "inductor 1" in mega.detail
+    assert summary(fusion_run)["mega_cache_artifact_bytes"] == mega.artifact_bytes
+
+
 def test_summary_keys_and_sweep(fusion_run):
     figures = summary(fusion_run)
     for key in (
@@ -89,6 +117,18 @@ def test_summary_keys_and_sweep(fusion_run):
     assert figures["copy_ceiling_gbps"] > 0
     sweep = fusion_run["result"]["sweep"]
     assert {(p["mode"], p["side"]) for p in sweep} >= {("eager", 64), ("inductor", 128)}
+    kernels = {(p["mode"], p["side"], p["compiled"]): p["kernel"] for p in sweep}
+    assert kernels[("eager", 64, None)] is None  # eager compiles nothing: no kernel to name
+    for mode in ("inductor", "dynamo-eager"):
+        # fresh: static per size; reuse: static at its first size, then Dynamo's automatic
+        # dynamic shapes compile the dynamic kernel that serves the second (the trap)
+        assert kernels[(mode, 64, "fresh")] == kernels[(mode, 128, "fresh")] == "static"
+        assert (kernels[(mode, 64, "reuse")], kernels[(mode, 128, "reuse")]) == (
+            "static",
+            "dynamic",
+        ), mode
+    notes = registry.build_report(fusion_run).notes
+    assert any("a dynamic kernel served inductor from 128²" in n for n in notes), notes
 
 
 def test_cpu_run_records_lab_and_benchmark_clocks_and_the_best_ceiling(fusion_run):
@@ -106,6 +146,24 @@ def test_cpu_run_records_lab_and_benchmark_clocks_and_the_best_ceiling(fusion_ru
     assert set(figures["clocks"]["eager"]) == {"lab", "torch.utils.benchmark"}
     assert figures["naive_speedup"] > 0 and figures["ceiling_source"]
     assert figures["ceiling_gbps"] == result.ceiling_gbps
+
+
+def test_the_early_headline_shows_the_final_naive_ab_or_says_pending(fusion_run):
+    """Issue 37: the CLI's early headline (cli.progress.early_report; the page draws the same)
+    and the final report print one naive A/B figure, from the compiled arm's own first call;
+    every other early figure is the final one or says pending."""
+    from runtime_lab.cli.progress import early_report
+    from runtime_lab.fusion.report.figures import NAIVE_RECORD, naive_arms
+    from runtime_lab.registry import build_report
+
+    assert "job" in EARLY, "the job showed no headline-phase partial result"
+    early = {m.label: m.value for m in early_report(EARLY["job"]).metrics}
+    final = {m.label: m.value for m in build_report(fusion_run).metrics}
+    naive = "speed-up: naive A/B vs measured"
+    assert early[naive] == final[naive], (early[naive], final[naive])
+    assert naive_arms(result_from_record("fusion", fusion_run["result"])).record == NAIVE_RECORD
+    for label, value in early.items():
+        assert value == final[label] or "pending" in value, (label, value, final[label])
 
 
 def test_tolerance_accepts_a_more_accurate_low_precision_result():

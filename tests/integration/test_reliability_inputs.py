@@ -215,6 +215,7 @@ def test_page_runs_a_valid_job_after_bad_input(lab, experiment):
             widget(at.selectbox, name).set_value(value)
     _submit(at)
     assert not at.error, [e.value for e in at.error]
+
     # the stored run's headline box: green, or amber where its verdict doubts a noisy timing
     def stored(a):
         return [b for b in (*a.success, *a.warning) if "run #" in b.value]

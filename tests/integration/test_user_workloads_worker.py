@@ -43,21 +43,38 @@ def test_the_server_side_never_imports_the_file_nor_torch():
     assert [w["name"] for w in listed][-1] == "scaled_tanh"
 
 
-def test_a_run_records_the_file_its_sha256_and_its_source(tmp_path):
-    out, exits = tmp_path / "run.json", tmp_path / "exits.py"
+def test_a_run_records_its_code_which_travels_in_bundles_and_compare_sees_it_changed(tmp_path):
+    """The run records the file, its sha256 and its source (a file beside it that exits at import
+    costs only itself); after an edit, a second run's code differs, and compare says so in this
+    lab and in one the two runs were bundled to. One test: each CLI run is a worker start and a
+    compile (the two tests that ran this apart each paid for their own)."""
+    mine, out, exits = tmp_path / "mine.py", tmp_path / "run.json", tmp_path / "exits.py"
+    mine.write_text(Path(GOOD).read_text())
     exits.write_text("import os\nos._exit(3)\n")  # issue 38: it took every job down with it
-    done = cli(
-        tmp_path / "data", "--workloads", f"{exits},{GOOD}", "run", "fusion", "--workload",
-        "scaled_tanh", "--shape", "64x64", "--modes", "eager,inductor", *FAST, "--json", str(out),
-    )  # fmt: skip
+    data, other = tmp_path / "data", tmp_path / "other"
+    args = ["run", "fusion", "--workload", "scaled_tanh", "--shape", "64x64"]
+    args += ["--modes", "eager,inductor", *FAST]
+    done = cli(data, "--workloads", f"{exits},{mine}", *args, "--json", str(out))
     assert done.returncode == 0, done.stderr
     assert f"workload file: {exits}: importing it was stopped: it called os._exit(3)" in done.stderr
-    sha = hashlib.sha256(Path(GOOD).read_bytes()).hexdigest()
-    assert f"Your workload scaled_tanh from good.py, sha256 {sha[:12]}." in done.stdout
+    sha = hashlib.sha256(mine.read_bytes()).hexdigest()
+    assert f"Your workload scaled_tanh from mine.py, sha256 {sha[:12]}." in done.stdout
     run = json.loads(out.read_text())
     code = run["worker"]["workload_code"]
-    assert code["sha256"] == sha and code["file"] == GOOD and "def scaled_tanh" in code["source"]
+    assert code["sha256"] == sha and code["file"] == str(mine)
+    assert "def scaled_tanh" in code["source"]
     assert run["status"] == "done" and "inductor 1 kernel" in done.stdout
+
+    mine.write_text(Path(GOOD).read_text() + "\n# edited after the first run\n")
+    second = cli(data, "--workloads", str(mine), *args)
+    assert second.returncode == 0, second.stderr
+    bundle = tmp_path / "runs.json.gz"
+    assert cli(data, "export", "1", "2", "--out", str(bundle)).returncode == 0
+    assert cli(other, "import", str(bundle)).returncode == 0
+    for where in (data, other):
+        shown = cli(where, "compare", "1", "2")
+        assert shown.returncode == 0, shown.stderr
+        assert "Same workload name (scaled_tanh), different code: sha256 #1 " in shown.stdout
 
 
 def test_a_function_that_raises_is_a_failed_run_with_one_line(tmp_path):
@@ -134,21 +151,3 @@ def test_the_pages_offer_the_users_workloads_and_say_which_file_failed(user_app)
     )
     assert not at.error and not at.exception
     assert not [m for m in sys.modules if m.startswith("runtime_lab_user")]
-
-
-def test_the_code_travels_in_bundles_and_compare_sees_it_changed(tmp_path):
-    mine = tmp_path / "mine.py"
-    mine.write_text(Path(GOOD).read_text())
-    data, other = tmp_path / "data", tmp_path / "other"
-    args = ["run", "fusion", "--workload", "scaled_tanh", "--shape", "32x32", "--modes", "eager"]
-    assert cli(data, "--workloads", str(mine), *args, *FAST).returncode == 0
-    mine.write_text(Path(GOOD).read_text() + "\n# edited after the first run\n")
-    second = cli(data, "--workloads", str(mine), *args, *FAST)
-    assert second.returncode == 0, second.stderr
-    bundle = tmp_path / "runs.json.gz"
-    assert cli(data, "export", "1", "2", "--out", str(bundle)).returncode == 0
-    assert cli(other, "import", str(bundle)).returncode == 0
-    for where in (data, other):
-        shown = cli(where, "compare", "1", "2")
-        assert shown.returncode == 0, shown.stderr
-        assert "Same workload name (scaled_tanh), different code: sha256 #1 " in shown.stdout

@@ -16,7 +16,8 @@ from runtime_lab.runner.forked import Zygote
 from runtime_lab.runner.jobs import JobManager
 from runtime_lab.spec import build_spec
 
-pytestmark = pytest.mark.slow
+# each test starts, kills and watches its managers' own zygote, not the session's (conftest.py)
+pytestmark = [pytest.mark.slow, pytest.mark.own_zygote]
 
 
 def _selftest(behaviour: str, seed: int = 0):
