@@ -35,7 +35,7 @@ PAGES = {
     "recompiles": "Shapes & recompiles",
     "allocator": "Allocator",
 }
-HEADLINE = "[data-testid=stAlertContentSuccess],[data-testid=stAlertContentError]"
+HEADLINE = "[data-testid=stAlertContentSuccess],[data-testid=stAlertContentWarning],[data-testid=stAlertContentError]"
 CHARTS_DRAWN = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
     .every(c => [...c.querySelectorAll('canvas,svg.marks')]
         .some(e => e.getBoundingClientRect().width > 50))"""
