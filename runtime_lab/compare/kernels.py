@@ -43,6 +43,7 @@ class Kernel:
     aten_ops: tuple[str, ...] = ()  # the ATen ops it fuses, where provenance recorded them
     lowered_ops: tuple[str, ...] = ()  # the post-grad ops Inductor lowered into it (aten.neg, …)
     source_lines: tuple[str, ...] = ()  # "op.py:21  out = x32 * …", where recorded
+    shown: str = ""  # the name a table reads (the experiment's short form); "" the name itself
 
 
 def _words(op: str) -> frozenset[str]:
@@ -229,7 +230,8 @@ def spec_fields(diffs: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str, st
 def _label(kernels: Sequence[Kernel]) -> str:
     def one(k: Kernel) -> str:
         launches = k.launches_per_call
-        return k.name if launches == 1 else f"{k.name} ×{launches:g}"
+        name = k.shown or k.name
+        return name if launches == 1 else f"{name} ×{launches:g}"
 
     return " + ".join(one(k) for k in kernels)
 

@@ -74,3 +74,17 @@ def _pattern(key: str) -> re.Pattern[str]:
         for i, p in enumerate(parts)
     ]
     return re.compile(r"\.".join(pieces))
+
+
+def workload_params(experiment: str) -> Figure:
+    """The workload's parameters as a run records them: one entry every experiment with a
+    workload shares."""
+    return Figure(
+        experiment,
+        "params.*",
+        "workload parameter {}",
+        "number",
+        "neither",
+        "A parameter of the workload as it ran (defaults filled in).",
+        "An input, not a measurement.",
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from runtime_lab.glossary.figure import Figure
+from runtime_lab.glossary.figure import Figure, workload_params
 
 figure = partial(Figure, "allocator")
 
@@ -236,14 +236,7 @@ FIGURES = (
         "The workload's named dims, as the catalog said when it ran.",
         "An input, not a measurement.",
     ),
-    figure(
-        "params.*",
-        "workload parameter {}",
-        "number",
-        "neither",
-        "A parameter of the workload as it ran (defaults filled in).",
-        "An input, not a measurement.",
-    ),
+    workload_params("allocator"),
     figure(
         "call_peak_bytes.*.ideal",
         "one call's peak at {}: ideal",

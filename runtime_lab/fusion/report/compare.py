@@ -13,7 +13,7 @@ from runtime_lab.compare.kernels import Kernel
 from runtime_lab.fusion.info import FUSION_MODES
 from runtime_lab.fusion.report import frames as ff
 from runtime_lab.fusion.report.figures import ceiling, mode_figures
-from runtime_lab.fusion.report.kernel_table import triton_for
+from runtime_lab.fusion.report.kernel_table import short_kernel_name, triton_for
 from runtime_lab.fusion.result import FusionResult, ModeResult
 from runtime_lab.results import KernelRow
 
@@ -73,6 +73,7 @@ def kernels(result: FusionResult) -> dict[str, tuple[Kernel, ...]]:
                     aten_ops=src.aten_ops if src else (),
                     lowered_ops=src.post_grad_ops if src else (),
                     source_lines=src.source_lines if src else (),
+                    shown=short_kernel_name(row.name),  # CUDA templates run to 400 characters
                 )
             )
         found[mode.mode] = tuple(rows)

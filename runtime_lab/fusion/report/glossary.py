@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from runtime_lab.glossary.figure import Figure
+from runtime_lab.glossary.figure import Figure, workload_params
 
 figure = partial(Figure, "fusion")
 
@@ -276,14 +276,7 @@ FIGURES = (
         "The workload the kernel figures are of (its name before the catalog: variant).",
         "Never a number; it names the workload.",
     ),
-    figure(
-        "params.*",
-        "workload parameter {}",
-        "number",
-        "neither",
-        "A parameter of the workload as it ran (defaults filled in).",
-        "An input, not a measurement.",
-    ),
+    workload_params("fusion"),
     figure(
         "bound",
         "bound by",

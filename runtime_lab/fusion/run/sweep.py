@@ -5,6 +5,7 @@ each compiled point saying whether a static or a dynamic kernel served it."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import torch
 
@@ -68,8 +69,9 @@ class _Served:
             shapes = [getattr(r, "graph_node_shapes", None) for r in records]
             if all(s is None for s in shapes):
                 return None  # a torch that records no node shapes: unknown, never guessed
-            self.dynamic |= any(SYMBOL.search(s or "") for s in shapes)
-            return "dynamic" if any(SYMBOL.search(s or "") for s in shapes) else "static"
+            dynamic = any(SYMBOL.search(s or "") for s in shapes)
+            self.dynamic |= dynamic
+            return "dynamic" if dynamic else "static"
         return "dynamic" if self.dynamic else "static"
 
 
@@ -87,16 +89,15 @@ def _sweep_size(
         if not compiles(mode.mode):
             ctx.progress(f"sweep {side}² ({step}): {mode.mode}", None, None)
             fn = build(mode.mode, spec, work.inputs)
-            points.append(_point(spec, mode, side, scale, fn, device, None, None))
+            points.append(_point(spec, mode, side, scale, fn, device, None))
             continue
         for strategy in STRATEGIES[spec.option("sweep_compile")]:
             ctx.progress(f"sweep {side}² ({step}): {mode.mode}, {strategy}", None, None)
             served = reused[mode.mode] if strategy == "reuse" else _fresh(mode.mode, spec, side)
             before = ct.compile_records()
             fn = over(mode.mode, served.fn, work.inputs)
-            point = _point(spec, mode, side, scale, fn, device, strategy, None)
-            kernel = served.kernel(ct.new_records(before))
-            points.append(SweepPoint(**{**point.__dict__, "kernel": kernel}))
+            point = _point(spec, mode, side, scale, fn, device, strategy)
+            points.append(replace(point, kernel=served.kernel(ct.new_records(before))))
     return points
 
 
@@ -106,7 +107,7 @@ def _fresh(mode: str, spec: RunSpec, side: int) -> _Served:
     return _Served(compile_copy(mode, spec, dynamic="false", tag=f"_sweep_{side}"))
 
 
-def _point(spec, mode, side, scale, fn, device, strategy, kernel) -> SweepPoint:
+def _point(spec, mode, side, scale, fn, device, strategy) -> SweepPoint:
     """One size's time per call (its first call, which may compile, is measure's, not timed)."""
     t = measure(
         fn,
@@ -121,6 +122,4 @@ def _point(spec, mode, side, scale, fn, device, strategy, kernel) -> SweepPoint:
         fn, device, LOOP_CALLS, loops=MIN_LOOPS, typical_s=s.median / 1e3
     ).us_per_call
     bytes_moved = round(mode.bytes_moved * scale)
-    return SweepPoint(
-        mode.mode, side, s.median, s.iqr, bytes_moved, loop_us, compiled=strategy, kernel=kernel
-    )
+    return SweepPoint(mode.mode, side, s.median, s.iqr, bytes_moved, loop_us, compiled=strategy)
