@@ -36,7 +36,9 @@ PAGES = {
     "allocator": "Allocator",
 }
 HEADLINE = "[data-testid=stAlertContentSuccess],[data-testid=stAlertContentWarning],[data-testid=stAlertContentError]"
+# the charts on show: a chart in a tab not shown has no width to draw in until it is clicked
 CHARTS_DRAWN = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
+    .filter(c => c.offsetParent !== null)
     .every(c => [...c.querySelectorAll('canvas,svg.marks')]
         .some(e => e.getBoundingClientRect().width > 50))"""
 PAGE_HEIGHT = """() => Math.max(...['stMain', 'stSidebarContent', 'stAppViewContainer']

@@ -14,12 +14,6 @@ from playwright.sync_api import expect
 
 from scripts.screens import HEADLINE, served_page, settle, shoot
 
-# the charts of the tab on show: the other tabs' charts are hidden, with no width to draw in
-SHOWN_CHARTS_DRAWN = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
-    .filter(c => c.offsetParent !== null)
-    .every(c => [...c.querySelectorAll('canvas,svg.marks')]
-        .some(e => e.getBoundingClientRect().width > 50))"""
-
 
 def _import(bundle: Path, data: Path) -> None:
     """The CLI's import, as a user would: the bundle's runs join a fresh history."""
@@ -31,7 +25,7 @@ def _tabs(page, url: str, out: Path, prefix: str) -> None:
     page.goto(f"{url}/history?run=1")
     headline = page.locator(HEADLINE).filter(has_text="run #1")
     expect(headline.first).to_be_visible()
-    settle(page, drawn=SHOWN_CHARTS_DRAWN)
+    settle(page)
     print(f"headline: {headline.first.inner_text()}")
     tabs = page.get_by_role("tab")
     names = [t.strip() for t in tabs.all_inner_texts()]
@@ -47,8 +41,8 @@ def _tabs(page, url: str, out: Path, prefix: str) -> None:
             ".filter(c => c.offsetParent !== null).map(c => c.getBoundingClientRect().width)"
         )
         print(f"  {name}: chart widths {sizes}")
-        settle(page, drawn=SHOWN_CHARTS_DRAWN)
-        shoot(page, out / f"{prefix}-{i + 1}-{name.lower()}.png", drawn=SHOWN_CHARTS_DRAWN)
+        settle(page)
+        shoot(page, out / f"{prefix}-{i + 1}-{name.lower()}.png")
 
 
 def main() -> None:
