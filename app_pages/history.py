@@ -24,7 +24,8 @@ ui.bundle_section(jobs.history, jobs.data_dir, rows or [])  # import works on an
 if not rows:
     st.info("No runs recorded yet." if rows == [] else "")
     st.stop()
-table = pd.DataFrame(rows)
+table = pd.DataFrame(rows).drop(columns="spec")
+table["label"] = table["id"].map(ui.run_labels(jobs.history, rows))  # what tells runs apart
 table["origin"] = table["origin"].map(imported_from)  # empty for a run recorded here
 for column in ("created_at", "finished_at"):  # a stored time no clock gives: said, not raised
     table[column] = table[column].map(ui.when)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tempfile
 from typing import Any
 
 from benchmarks.serving import REPO
@@ -14,19 +16,56 @@ TIMEOUT_S = 600
 
 
 def reference(*args: str) -> dict[str, Any]:
-    """Run one clean process (a fresh interpreter: no lab, no worker) and read its figures:
-    `loops`, or `do-bench SHAPE DTYPE`; it prints them as one JSON line."""
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.clean", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
-    )
+    """Run one clean process (a fresh interpreter: no lab, no worker, compile caches of its own,
+    empty: nothing another process compiled or autotuned is reused) and read its figures:
+    `loops`, `do-bench SHAPE DTYPE` or `workload NAME SHAPE DTYPE SEED PARAMS`; it prints them
+    as one JSON line."""
+    with tempfile.TemporaryDirectory(prefix="clean-caches-") as caches:
+        env = os.environ | {
+            "TORCHINDUCTOR_CACHE_DIR": os.path.join(caches, "inductor"),
+            "TRITON_CACHE_DIR": os.path.join(caches, "triton"),
+        }
+        done = subprocess.run(
+            [sys.executable, "-m", "benchmarks.clean", *args],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
     if done.returncode:
         raise RuntimeError(f"clean process {' '.join(args)} failed: {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def workload(name: str, shape: str, dtype: str, seed: str, params: str) -> dict[str, Any]:
+    """ms per call of one catalog workload, eager and plain `torch.compile` (no options, no lab
+    worker, no inductor setting of the lab's), each on triton.testing.do_bench (L2 flushed
+    between calls, median), the inputs the lab makes (same module, shape, seed). Then, after
+    the timing, which Triton kernels the compiled call launched and their configs: where the
+    lab's figure differs, a different config is the first thing to look at."""
+    import torch
+    from triton.testing import do_bench as bench
+
+    from runtime_lab.lab import compile_tools, triton_meta
+    from runtime_lab.workloads import ops
+
+    dims = tuple(int(d) for d in shape.split("x"))
+    work = ops.load(name, dims, dtype, torch.device("cuda"), int(seed), json.loads(params))
+    mark = compile_tools.code_modules()
+    compiled = torch.compile(work.fn)
+    fns = {"eager": work.call, "inductor": lambda: compiled(*work.inputs)}
+    out: dict[str, Any] = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name()}
+    for mode, fn in fns.items():
+        for _ in range(3):  # the compile and its first calls stay out of do_bench's warm-up
+            fn()
+        torch.cuda.synchronize()
+        out[f"{mode}_ms"] = bench(fn, warmup=25, rep=100, return_mode="median")
+    kernels, note = triton_meta.kernels(fns["inductor"], mark)
+    out["inductor_kernels"] = [{"name": k.name, "config": k.config} for k in kernels]
+    out["kernels_note"] = note
+    return out
 
 
 def _pointwise(x, y):
@@ -103,6 +142,8 @@ def do_bench(shape: str, dtype: str) -> dict[str, float]:
     return out
 
 
+COMMANDS = {"loops": loops, "do-bench": do_bench, "workload": workload}
+
 if __name__ == "__main__":
     what, *rest = sys.argv[1:]
-    print(json.dumps(loops() if what == "loops" else do_bench(*rest)))
+    print(json.dumps(COMMANDS[what](*rest)))

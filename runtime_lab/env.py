@@ -80,6 +80,32 @@ def _cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+CPU_CACHES = "/sys/devices/system/cpu/cpu0/cache"
+_SIZE_UNITS = {"K": 2**10, "M": 2**20, "G": 2**30}
+
+
+def llc_bytes(root: str = CPU_CACHES) -> int | None:
+    """The host CPU's last-level cache (the highest level sysfs lists for cpu0), in bytes; None
+    where sysfs does not say (macOS, a container without it): a working set below it can be
+    served from cache, so a bandwidth figure above the DRAM ceiling is cache bandwidth."""
+    found: dict[int, int] = {}
+    with contextlib.suppress(OSError, ValueError):
+        for entry in sorted(os.listdir(root)):
+            if not entry.startswith("index"):
+                continue
+            with open(os.path.join(root, entry, "type"), encoding="utf-8") as fh:
+                if fh.read().strip() == "Instruction":
+                    continue
+            with open(os.path.join(root, entry, "level"), encoding="utf-8") as fh:
+                level = int(fh.read().strip())
+            with open(os.path.join(root, entry, "size"), encoding="utf-8") as fh:
+                size = fh.read().strip()
+            found[level] = (
+                int(size[:-1]) * _SIZE_UNITS[size[-1]] if size[-1] in _SIZE_UNITS else int(size)
+            )
+    return found[max(found)] if found else None
+
+
 def _gpus(torch: Any) -> list[dict[str, Any]]:
     if not torch.cuda.is_available():
         return []
@@ -117,6 +143,7 @@ def fingerprint(torch_threads_source: str | None = None) -> dict[str, Any]:
         "host_cpu": _cpu_name(),
         "host_cores": psutil.cpu_count(logical=True),
         "host_ram_bytes": memory.total,
+        "host_llc_bytes": llc_bytes(),
         "host_ram_available_bytes": memory.available,
         "host_physical_cores": psutil.cpu_count(logical=False),
         "torch_threads": torch.get_num_threads(),

@@ -18,6 +18,29 @@ class OptionSpec:
     kind: str = "choice"
     low: int = 0
     high: int = 0
+    # why the option does nothing without CUDA ("" where it acts on the CPU too); for a choice
+    # list, the choices that need CUDA and why (the others act on the CPU)
+    needs_cuda: str = ""
+    cuda_choices: tuple[str, ...] = ()
+    workloads: tuple[str, ...] = ()  # the workloads it acts on (empty: every one)
+
+
+def inactive(option: OptionSpec, gpu: bool, workload: str | None = None) -> str | None:
+    """Why the option does nothing here (None where it acts): no GPU on this machine for a
+    CUDA-only option, or a workload it does not act on. The form disables such a control with
+    this reason."""
+    if option.needs_cuda and not option.cuda_choices and not gpu:
+        return f"needs CUDA, and this machine has no GPU: {option.needs_cuda}"
+    if option.workloads and workload is not None and workload not in option.workloads:
+        return f"acts on {', '.join(option.workloads)} only, not on {workload}"
+    return None
+
+
+def choices_here(option: OptionSpec, gpu: bool) -> tuple[str, ...]:
+    """The choices that act on this machine: without a GPU, those that need no CUDA."""
+    return (
+        option.choices if gpu else tuple(c for c in option.choices if c not in option.cuda_choices)
+    )
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,13 @@ def glossary(name: str) -> tuple[Any, ...]:
     return tuple(stage.FIGURES) if stage else ()
 
 
+def headline_keys(name: str) -> tuple[str, ...]:
+    """The glossary keys of the experiment's headline figure, first found first (its
+    report/glossary.py's HEADLINE): what a History label quotes of a run; () where none."""
+    stage = _optional_stage(name, "glossary")
+    return tuple(getattr(stage, "HEADLINE", ())) if stage else ()
+
+
 def result_type(experiment: str) -> type:
     """The dataclass an experiment's stored result is rebuilt into (its RESULT_TYPE)."""
     return _stage(experiment, "result").RESULT_TYPE

@@ -29,6 +29,12 @@ class Verdict:
     ok: bool
     doubt: str | None = None
     ratio_range: tuple[float, float] | None = None
+    # what the doubt already says (CLOCKS, CONTENDED, CACHE, …): a warning that would say it
+    # again stays out of the Summary (it is still in the Notes)
+    states: frozenset[str] = frozenset()
+
+
+CLOCKS, CONTENDED, CACHE = "clocks", "contended", "cache"
 
 
 @dataclass(frozen=True)
@@ -125,7 +131,7 @@ def pending(report: Report) -> Report:
         # an early "hold" is not the final word: the figures still to come can doubt it
         doubt = f"{verdict.doubt} (so far: {STILL_TO_COME})" if verdict.doubt else None
         doubt = doubt or f"Pending: the figures so far hold; {STILL_TO_COME}."
-        verdict = Verdict(False, doubt, verdict.ratio_range)
+        verdict = Verdict(False, doubt, verdict.ratio_range, verdict.states)
     return replace(
         report, metrics=tuple(map(_mark, report.metrics)), summary=summary, verdict=verdict
     )

@@ -11,6 +11,7 @@ from typing import Any
 
 from runtime_lab import marks
 from runtime_lab.options import OptionSpec
+from runtime_lab.passes import no_backward
 from runtime_lab.quote import cut, given, quote
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.shapes import (
@@ -20,6 +21,7 @@ from runtime_lab.shapes import (
     parse_shape,
 )
 from runtime_lab.workloads.fit import any_shape, check_name, fit_spec
+from runtime_lab.workloads.registry import WORKLOADS
 
 WARMUP_RANGE = (0, 1000)
 REPEAT_RANGE = (1, 10000)
@@ -237,6 +239,9 @@ def build_spec(
     }
     if workload is not None and workload not in problems:
         dims = fit_spec(info, opts, given, shape, dtype, problems) or dims
+        why = no_backward(opts.get("pass", "fwd"), WORKLOADS[opts[workload]])
+        if why and "pass" not in problems:
+            problems["pass"] = why
     if problems:
         raise SpecError(problems)
     if sequence is not None:

@@ -2,6 +2,7 @@
 
 from runtime_lab.options import MEASURED_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
+from runtime_lab.passes import pass_option
 from runtime_lab.workloads.option import workload_options
 
 ALLOCATOR_SCENARIOS = ("sequence", "compiled", "empty-cache", "side-stream", "cudagraphs")
@@ -42,6 +43,7 @@ INFO = ExperimentInfo(
             help="the function every scenario runs (python -m runtime_lab workloads lists "
             "them); each shape of the sequence is one number per dim of it"
         ),
+        **pass_option(),
         "shapes": OptionSpec(
             default=ALLOCATOR_SHAPES,
             help="steps of the sequence and empty-cache scenarios, in order (what a dynamic "
@@ -56,6 +58,8 @@ INFO = ExperimentInfo(
             "record_stream; cudagraphs: reduce-overhead's private pool",
             choices=ALLOCATOR_SCENARIOS,
             kind="multi",
+            needs_cuda="the CPU allocator keeps no cache, streams or CUDA-graph pools",
+            cuda_choices=("empty-cache", "side-stream", "cudagraphs"),
         ),
         "compare_side": OptionSpec(
             default=8192,
@@ -69,6 +73,7 @@ INFO = ExperimentInfo(
             default=5,
             help="timed passes over the sequence per variant in the empty-cache scenario",
             kind="int",
+            needs_cuda="empty_cache returns cached GPU blocks",
             low=1,
             high=50,
         ),
@@ -81,6 +86,7 @@ INFO = ExperimentInfo(
                 "largest free block per step (CUDA only, ~10 s more)"
             ),
             kind="bool",
+            needs_cuda="PYTORCH_ALLOC_CONF configures the CUDA allocator",
         ),
         "outside": OptionSpec(
             default=False,
@@ -90,12 +96,14 @@ INFO = ExperimentInfo(
                 "and a one-rank NCCL group, against its own reserved bytes (CUDA only, ~15 s)"
             ),
             kind="bool",
+            needs_cuda="it measures device memory",
         ),
         "max_entries": OptionSpec(
             default=20000,
             help="memory history kept per scenario (_record_memory_history max_entries); "
             "older entries are dropped",
             kind="int",
+            needs_cuda="memory history records the CUDA allocator",
             low=100,
             high=200000,
         ),

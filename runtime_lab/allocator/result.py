@@ -234,6 +234,10 @@ class AllocatorResult:
     dims: tuple[str, ...] = ()  # its named dims, as the catalog said when it ran
     params: tuple[tuple[str, int], ...] = ()
     peaks: tuple[WorkloadPeak, ...] = ()  # the compiled scenario, per distinct shape
+    # the spec's pass: with a backward (bwd, fwd_bwd) each step of the sequence, empty-cache
+    # and compiled scenarios is a training step (forward, then backward), the sequence marked
+    # between them ("forward (activations held)"); runs before it: fwd
+    training_pass: str = "fwd"
 
 
 RESULT_TYPE = AllocatorResult  # what the registry rebuilds a stored run into

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import math
 import re
@@ -16,6 +17,7 @@ from runtime_lab.compare import kernels as kd
 from runtime_lab.compare import table as compare_table
 from runtime_lab.compare import workloads
 from runtime_lab.glossary import registry as glossary
+from runtime_lab.glossary.ratio import words as ratio_words
 from runtime_lab.record import Run
 from runtime_lab.results import stats
 from runtime_lab.view import frames
@@ -230,31 +232,38 @@ def _biggest(long: pd.DataFrame) -> tuple[pd.Series | None, str]:
 
 
 def _differ_text(diffs: pd.DataFrame, labels: Sequence[str]) -> str:
+    """Which fields differ, with their values, saying nothing of which one made a change."""
     if diffs.empty:
-        return "the runs share spec and environment"
-    first = diffs.iloc[0]
-    values = " vs ".join(dict.fromkeys(str(first[n]) for n in labels))
-    names = [f"{first['field']} ({values})", *diffs["field"].iloc[1:NAMED_FIELDS]]
-    rest = len(diffs) - len(names)
+        return "The runs share spec and environment"
+    if "section" in diffs:  # what was asked for (the spec) before where it ran
+        diffs = diffs.sort_values("section", key=lambda s: s != "spec", kind="stable")
+    named = []
+    for _, row in diffs.iloc[:NAMED_FIELDS].iterrows():
+        values = " vs ".join(dict.fromkeys(str(row[n]) for n in labels))
+        named.append(f"{row['field']} ({values})")
+    rest = len(diffs) - len(named)
     if rest:
-        names.append(f"{rest} more field{'s' if rest > 1 else ''}")
-    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return f"the runs differ in {listed}"
+        named.append(f"{rest} more field{'s' if rest > 1 else ''}")
+    listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    return (
+        f"Fields that differ: {listed}; the comparison does not say which of them, if any, "
+        "made the change"
+    )
 
 
 def headline(long: pd.DataFrame, diffs: pd.DataFrame, labels: Sequence[str]) -> str:
-    """One sentence: what changed most, against the baseline, and how the runs differ."""
+    """What changed most against the baseline, its direction in words from the glossary
+    ("4× faster", "1.3× more bytes (worse)"), then the fields that differ, as facts beside it."""
     row, kind = _biggest(long)
     if row is None:
         where = " where each has it" if (long["verdict"] == MISSING).any() else ""
-        change = f"no key figure differs between {' and '.join(labels)}{where}"
+        change = f"No key figure differs between {' and '.join(labels)}{where}"
     else:
-        ratio = row["ratio"]
-        factor = ratio if ratio > 1 else 1 / ratio
-        shown = f"{factor:.1f}" if factor < 10 else f"{factor:,.0f}"
-        word = "higher" if ratio > 1 else "lower"
-        change = f"{row['figure']} is {shown}× {word} in {row['run']} than {labels[0]} ({kind})"
-    return f"{change}; {_differ_text(diffs, labels)}."
+        better = row["better"] if "better" in row and isinstance(row["better"], str) else "neither"
+        unit = row["unit"] if isinstance(row.get("unit"), str) else None
+        said = ratio_words(row["ratio"], unit, better)
+        change = f"{row['figure']}: {said} in {row['run']} than {labels[0]} ({kind})"
+    return f"{change}. {_differ_text(diffs, labels)}."
 
 
 @dataclass(frozen=True)
@@ -271,6 +280,8 @@ class Comparison:
     # the baseline's kernels against each other run's (experiments whose compare stage lists
     # kernels: fusion); () for the others
     kernel_diffs: tuple[kd.KernelDiff, ...] = ()
+    # beside `table`: each run's noise cell judged better / worse by the glossary's direction
+    judged: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
 
 
 def kernel_diffs(
@@ -312,6 +323,7 @@ def build(runs: Sequence[Run]) -> Comparison:
         differences=diffs,
         figures=long,
         table=compare_table.figure_table(long, labels),
+        judged=compare_table.judgements(long, labels),
         headline=headline(long, diffs, labels),
         workloads=workloads.line(runs, labels),
         charts=tuple(registry.comparison(experiment).charts(results)) if results else (),

@@ -62,5 +62,30 @@ def figure_table(long: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+BETTER, WORSE = "better", "worse"
+
+
+def judgement(ratio: float | None, better: str) -> str:
+    """Whether a ratio to the baseline is better or worse by the glossary's direction; "" where
+    the figure has none (an input, a name) or nothing changed."""
+    if ratio is None or ratio != ratio or ratio == 1 or better not in ("higher", "lower"):
+        return ""
+    return BETTER if (ratio > 1) == (better == "higher") else WORSE
+
+
+def judgements(long: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame:
+    """Beside figure_table: per figure row and run after the baseline ("{run} noise"), whether
+    its change is better or worse; what colours a "beyond noise" verdict."""
+    columns = [f"{name} noise" for name in labels[1:]]
+    rows = []
+    for _, group in long.groupby("key", sort=False):
+        by_run = group.set_index("run")
+        better = group["better"].iloc[0] if "better" in group else "neither"
+        rows.append(
+            {f"{n} noise": judgement(_none(by_run.loc[n, "ratio"]), better) for n in labels[1:]}
+        )
+    return pd.DataFrame(rows, columns=columns)
+
+
 def _none(value: Any) -> Any:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value

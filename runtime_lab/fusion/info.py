@@ -2,6 +2,7 @@
 
 from runtime_lab.options import MEASURED_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
+from runtime_lab.passes import pass_option
 from runtime_lab.workloads.option import workload_options
 
 FUSION_MODES = (
@@ -30,7 +31,8 @@ INFO = ExperimentInfo(
         "element), where Inductor's one fused kernel reads x and y once and writes once (3). "
         "The others are the operators engineers run (softmax, norms, a SwiGLU MLP, a GEMM with "
         "its epilogue, attention, cross-entropy, RoPE, a Transformer block): each says what to "
-        "look for. The lab checks every mode against eager (and a float64 reference) first, "
+        "look for. The lab checks every mode against a float64 reference first (a wrong answer "
+        "is timed but named as such), "
         "then shows the kernels the profiler saw, what compiling costs (cold, warm cache, warm "
         "process), and where each mode sits on the roofline: GB/s against the measured copy "
         "bandwidth for memory-bound workloads, TFLOP/s against a measured matmul for "
@@ -51,10 +53,13 @@ INFO = ExperimentInfo(
             help="variants compared side by side",
             choices=FUSION_MODES,
             kind="multi",
+            needs_cuda="CUDA graphs need a GPU",
+            cuda_choices=("cuda-graph", "cuda-graph-inductor"),
         ),
         **workload_options(
             help="the function every mode runs (python -m runtime_lab workloads lists them)"
         ),
+        **pass_option(),
         "fullgraph": OptionSpec(default=True, help="torch.compile(fullgraph=...)", kind="bool"),
         "dynamic": OptionSpec(
             default="auto",
@@ -70,6 +75,7 @@ INFO = ExperimentInfo(
             default=False,
             help="also compile cold in a fresh process (import + init + compile, ~20 s)",
             kind="bool",
+            workloads=("pointwise",),
         ),
         "mega_cache": OptionSpec(
             default=False,
@@ -78,6 +84,7 @@ INFO = ExperimentInfo(
                 "load them in another: two fresh processes, ~2× the fresh-process time"
             ),
             kind="bool",
+            workloads=("pointwise",),
         ),
         "compile_trace": OptionSpec(
             default=True,

@@ -28,6 +28,38 @@ class ClockReading:
 
 
 @dataclass(frozen=True)
+class AutotuneChoice:
+    """One candidate Inductor benchmarked for a GEMM or template while max-autotune compiled."""
+
+    choice: str  # as Inductor names it: "mm" (extern cuBLAS), "triton_mm_58", "decompose_k_…"
+    kind: str  # "triton" (a Triton template), "extern" (an ATen kernel: cuBLAS), "other"
+    config: str = ""  # Inductor's description, e.g. "BLOCK_K=64, …, num_stages=5, num_warps=8"
+    time_ms: float | None = None  # its benchmark time; None: the choice failed (inf)
+    winner: bool = False  # the fastest: the one Inductor's benchmark picked
+
+
+@dataclass(frozen=True)
+class AutotuneOp:
+    """One GEMM or template Inductor autotuned: its candidates, fastest first."""
+
+    op: str  # "mm(4096x14336, 14336x4096)": the op and its input sizes
+    choices: tuple[AutotuneChoice, ...] = ()
+    autotune_s: float | None = None  # Inductor's benchmarking seconds; None: not given
+    precompile_s: float | None = None  # compiling the Triton choices before benchmarking
+    # False: the times came from Inductor's autotune cache (an op of the same shapes was
+    # benchmarked before: by an earlier job, or earlier in this compile)
+    benchmarked: bool = True
+
+
+@dataclass(frozen=True)
+class Autotune:
+    """What a max-autotune mode's first call autotuned; `note` says why `ops` is empty."""
+
+    ops: tuple[AutotuneOp, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class ModeResult:
     mode: str
     ran: bool  # False: not applicable here (e.g. CUDA graphs on CPU) or failed before timing
@@ -35,7 +67,15 @@ class ModeResult:
     max_abs_diff: float | None = None  # against eager
     max_abs_diff_fp64: float | None = None  # against a float64 reference
     rel_err_fp64: float | None = None
-    tolerance_passed: bool | None = None
+    tolerance_passed: bool | None = None  # False: timed all the same when its output is finite
+    # issue 41: what max_abs_diff_fp64 was allowed by the rule that decided (the one it passed,
+    # or the more lenient one it failed): "float64 bound", "no worse than eager", "finite
+    # output", "output shape"; None in older runs (judged against eager elementwise)
+    allowed_err_fp64: float | None = None
+    tolerance_rule: str | None = None
+    # why a mode that could run was not timed (an exception, NaN or infinite output), one
+    # line; None: timed, not applicable here (error says why), or an older run
+    not_timed: str | None = None
     kernels: tuple[KernelRow, ...] = ()
     kernel_count: float | None = None  # launches per call
     timing: Timing | None = None
@@ -60,6 +100,20 @@ class ModeResult:
     # older runs, with the reason in triton_note when it was asked for and not found
     triton_kernels: tuple[TritonKernel, ...] = ()
     triton_note: str | None = None
+    # the profiled kernels by pass, as launches per call: fwd runs count every kernel as the
+    # forward's (their rows are `kernels`); a training step (bwd, fwd_bwd) splits its rows by
+    # pass (bwd times no forward: None). Older runs: None and no rows
+    forward_kernels: float | None = None
+    backward_kernels: float | None = None
+    forward_kernel_rows: tuple[KernelRow, ...] = ()
+    backward_kernel_rows: tuple[KernelRow, ...] = ()
+    # the gradients against those of fn over float64 inputs (same grad_output); None in fwd
+    grad_max_abs_diff_fp64: float | None = None
+    grad_rel_err_fp64: float | None = None
+    grad_tolerance_passed: bool | None = None
+    # max-autotune on CUDA: the choices Inductor benchmarked in the first call; None elsewhere
+    # and in older runs
+    autotune: Autotune | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +171,9 @@ class FusionResult:
     eager_bytes: int = 0
     eager_ops: tuple[EagerOp, ...] = ()
     flops_per_call: int = 0  # the workload's FLOP count (multiply-add = 2); 0: not declared
+    # the reductions on an output element's path (a GEMM's K, a norm's row): the float64
+    # bound's K is their sum; () for elementwise workloads and in runs before issue 41
+    reduction_lengths: tuple[int, ...] = ()
     matmul_tflops: float | None = None  # measured n³ matmul in the job's dtype: compute ceiling
     matmul_detail: str = ""
     peak_tflops: float | None = None  # the datasheet's dense peak, where the lab knows the GPU
@@ -124,6 +181,7 @@ class FusionResult:
     # the GPU's occupancy limits; None on CPU and in older runs (limits_note says why, if asked)
     device_limits: DeviceLimits | None = None
     limits_note: str = ""
+    training_pass: str = "fwd"  # the spec's pass (fwd, bwd, fwd_bwd); runs before it: fwd
 
 
 RESULT_TYPE = FusionResult  # what the registry rebuilds a stored run into

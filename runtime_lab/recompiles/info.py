@@ -2,6 +2,7 @@
 
 from runtime_lab.options import MEASURED_DEFAULTS as BASIS
 from runtime_lab.options import ExperimentInfo, OptionSpec
+from runtime_lab.passes import pass_option
 from runtime_lab.workloads.option import workload_options
 
 DEFAULT_MODES = ("dynamic=False", "dynamic=None", "dynamic=True", "mark_dynamic")
@@ -78,6 +79,7 @@ INFO = ExperimentInfo(
             help="the function every call runs (python -m runtime_lab workloads lists them); "
             "each shape of the sequence is one number per dim of it"
         ),
+        **pass_option(),
         "dims": OptionSpec(default="auto", help=DIMS_HELP, kind="dims"),
         "mark_dynamic": OptionSpec(
             default="",
@@ -148,6 +150,7 @@ INFO = ExperimentInfo(
                 "and why, and the private memory pool's size"
             ),
             kind="bool",
+            needs_cuda="mode=reduce-overhead records CUDA graphs",
         ),
         "fresh_caches": OptionSpec(
             default=False,

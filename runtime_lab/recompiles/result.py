@@ -115,6 +115,9 @@ class RecompilesResult:
     # pairs name ("x:0,y:0"), and those dims (indices into each shape); "" and (): none
     mark_dynamic: str = ""
     mark_dynamic_dims: tuple[int, ...] = ()
+    # the spec's pass: with a backward each call was a training step (forward and backward
+    # graphs compiled per guard failure; the steady state times the pass); runs before it: fwd
+    training_pass: str = "fwd"
 
 
 RESULT_TYPE = RecompilesResult  # what the registry rebuilds a stored run into

@@ -8,6 +8,10 @@ from typing import Any
 from runtime_lab.record import Run
 from runtime_lab.results import CONTENDED_OTHERS_PCT
 
+# report.CONTENDED: a verdict that doubts a contended host (not imported: the worker imports
+# this module, and runtime_lab.report brings altair and pandas)
+CONTENDED = "contended"
+
 # A job-start probe this much above the worker's own start-up probe means something earlier in
 # the process (a tool, a leak, a thread left running) made host-side work slower
 PROBE_THRESHOLD_PCT = 20.0
@@ -70,15 +74,7 @@ def warnings(run: Run) -> list[str]:
     probe = run.process_probe or {}
     if probe.get("flagged"):
         found.append(str(probe.get("reason")))
-    contended = contended_timings(run.result)
-    if contended:
-        labels = ", ".join(dict.fromkeys(label for label, _ in contended))
-        worst = max(pct for _, pct in contended)
-        found.append(
-            f"other processes used up to {worst:.0f} % of the host's cores during "
-            f"{len(contended)} timed phase(s) ({labels}): host-side figures may be inflated "
-            f"(flagged above {CONTENDED_OTHERS_PCT:.0f} %)"
-        )
+    found += contention_warning(run)
     alongside = (run.worker or {}).get("alongside") or []
     if alongside:
         others = "; ".join(f"{a.get('lane')}: {a.get('label')}" for a in alongside[:3])
@@ -111,16 +107,31 @@ def notes(run: Run) -> list[str]:
     return found
 
 
+def contention_warning(run: Run) -> list[str]:
+    """Other processes' share of the host's cores while the run was timed, where flagged."""
+    contended = contended_timings(run.result)
+    if not contended:
+        return []
+    labels = ", ".join(dict.fromkeys(label for label, _ in contended))
+    worst = max(pct for _, pct in contended)
+    return [
+        f"other processes used up to {worst:.0f} % of the host's cores during "
+        f"{len(contended)} timed phase(s) ({labels}): host-side figures may be inflated "
+        f"(flagged above {CONTENDED_OTHERS_PCT:.0f} %)"
+    ]
+
+
 def annotate(report: Any, run: Run) -> Any:
     """A Report with the process warnings and notes added (unchanged when there are none)."""
     extra_warnings, extra_notes = warnings(run), notes(run)
     if not extra_warnings and not extra_notes:
         return report
     summary = report.summary
-    if summary is not None and extra_warnings:  # the process's state is read on one screen too
-        summary = dataclasses.replace(
-            summary, warnings=tuple(summary.warnings) + tuple(extra_warnings)
-        )
+    # the process's state is read on one screen too, unless the verdict's doubt says it
+    said = report.verdict.states if report.verdict is not None else frozenset()
+    shown = [w for w in extra_warnings if not (CONTENDED in said and w in contention_warning(run))]
+    if summary is not None and shown:
+        summary = dataclasses.replace(summary, warnings=tuple(summary.warnings) + tuple(shown))
     return dataclasses.replace(
         report,
         warnings=tuple(report.warnings) + tuple(extra_warnings),

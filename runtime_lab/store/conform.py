@@ -31,7 +31,7 @@ ENV = {  # what env.fingerprint() writes, and the pool's lane
     **dict.fromkeys(("python", "torch", "cuda_runtime", "triton", "driver", "host_cpu"), str),
     **dict.fromkeys(("platform", "hostname", "torch_threads_source", "lane"), str),
     **dict.fromkeys(("cudnn", "host_cores", "host_physical_cores", "torch_threads", "pid"), int),
-    **dict.fromkeys(("host_ram_bytes", "host_ram_available_bytes"), int),
+    **dict.fromkeys(("host_ram_bytes", "host_ram_available_bytes", "host_llc_bytes"), int),
     "cuda_available": bool,
     "gpus": [_GPU],
 }

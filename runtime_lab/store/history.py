@@ -124,7 +124,8 @@ class History:
     def list(
         self, experiment: str | None = None, device: str | None = None, limit: int = 500
     ) -> list[dict]:
-        """Newest first, without the bulky JSON columns."""
+        """Newest first, without the bulky JSON columns (the spec, small, is read: the History
+        page labels runs by the fields that differ)."""
         where, params = [], []
         if experiment:
             where.append("experiment = ?")
@@ -133,11 +134,12 @@ class History:
             where.append("device = ?")
             params.append(device)
         clause = f"WHERE {' AND '.join(where)}" if where else ""
-        columns = ", ".join((*LIST_COLUMNS, "origin_json"))
+        columns = ", ".join((*LIST_COLUMNS, "origin_json", "spec_json"))
         sql = f"SELECT {columns} FROM runs {clause} ORDER BY id DESC LIMIT ?"
         rows = self._run(sql, (*params, int(limit)), fetch="all")
         for row in rows:
             row["origin"] = _origin(row.pop("origin_json"))
+            row["spec"] = _spec(row.pop("spec_json"))
         return rows
 
     def durations(self, experiment: str, limit: int = 200) -> list[dict[str, Any]]:
@@ -242,6 +244,12 @@ def _origin(text: str | None) -> dict[str, Any] | None:
     except ValueError:
         return {}
     return origin if isinstance(origin, dict) else {}
+
+
+def _spec(text: str | None) -> dict[str, Any]:
+    """A spec_json cell as the list shows it: {} where it does not parse as an object."""
+    spec = _parsed(text)
+    return spec if isinstance(spec, dict) else {}
 
 
 def _parsed(text: str | None) -> Any:

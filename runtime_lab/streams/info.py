@@ -8,6 +8,7 @@ from runtime_lab.workloads.option import workload_options
 # and y is x with its last two dims swapped. The catalog's matmul is m × k × n, and a 3-dim
 # streams shape has always meant a batch (B × M × K), so the matmul keeps the streams meaning.
 SEED_OP = "matmul"
+CUDA_STREAMS = "the orderings, their race window and overlap run on CUDA streams"
 SEED_SHAPE = (
     "x's shape (1 to 4 dims; y is x with its last two dims swapped): MxK multiplies "
     "(M × K) @ (K × M), the catalog's matmul at m=M, k=K, n=M; 3 or 4 dims are a batch of them"
@@ -98,11 +99,13 @@ INFO = ExperimentInfo(
             help="orderings run side by side (comma list); the first is the headline",
             choices=tuple(STREAM_VARIANTS),
             kind="multi",
+            needs_cuda=CUDA_STREAMS,
         ),
         "trials": OptionSpec(
             default=20,
             help="repeats of each variant with fresh random inputs (mismatches out of N)",
             kind="int",
+            needs_cuda=CUDA_STREAMS,
             low=1,
             high=1000,
         ),
@@ -111,6 +114,7 @@ INFO = ExperimentInfo(
             help="spin kernel queued ahead of each producer, in µs: the window a missing "
             "wait leaves open (0: no window)",
             kind="int",
+            needs_cuda=CUDA_STREAMS,
             low=0,
             high=100_000,
         ),
@@ -122,11 +126,13 @@ INFO = ExperimentInfo(
                 "conflicting accesses, next to the wrong results out of N (~15 s more)"
             ),
             kind="bool",
+            needs_cuda="the CUDA sanitizer watches CUDA streams",
         ),
         "sanitizer_trials": OptionSpec(
             default=2,
             help="trials of each ordering under the sanitizer (it needs no race window)",
             kind="int",
+            needs_cuda="the CUDA sanitizer watches CUDA streams",
             low=1,
             high=20,
         ),
@@ -135,11 +141,13 @@ INFO = ExperimentInfo(
             help="two independent matmul chains on two streams vs one stream: small "
             "kernels (also with a default-stream op between launches) and the spec's shape",
             kind="bool",
+            needs_cuda=CUDA_STREAMS,
         ),
         "overlap_small": OptionSpec(
             default=512,
             help="square size of the small-kernel overlap case (few thread blocks each)",
             kind="int",
+            needs_cuda=CUDA_STREAMS,
             low=16,
             high=4096,
         ),
@@ -147,6 +155,7 @@ INFO = ExperimentInfo(
             default=16,
             help="matmuls per stream in each overlap case",
             kind="int",
+            needs_cuda=CUDA_STREAMS,
             low=1,
             high=256,
         ),

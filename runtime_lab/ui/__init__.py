@@ -3,6 +3,7 @@
 from runtime_lab.ui.bundles import bundle_section, run_index
 from runtime_lab.ui.compare import compare, compare_section
 from runtime_lab.ui.form import plain, spec_form
+from runtime_lab.ui.history_labels import run_labels
 from runtime_lab.ui.results import POLL_S, STATE_ICONS, draw, history_call, run_panel
 from runtime_lab.ui.shell import check_data_dir, experiment_page, manager, navigation, sidebar
 from runtime_lab.ui.stored import delete, draw_stored, when
@@ -24,6 +25,7 @@ __all__ = [
     "manager",
     "navigation",
     "plain",
+    "run_labels",
     "run_panel",
     "sidebar",
     "spec_form",

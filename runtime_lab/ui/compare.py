@@ -17,7 +17,12 @@ from runtime_lab.view.text import markdown as md
 
 QUERY = "compare"  # /history?compare=12,15
 CHANGED = "background-color: rgba(255, 190, 0, 0.30)"  # a value unlike the baseline's
-BEYOND = "background-color: rgba(228, 87, 86, 0.25); font-weight: 600"
+# beyond noise, coloured by the glossary's direction: better green, worse red, neither amber
+BEYOND = {
+    "better": "background-color: rgba(84, 162, 75, 0.25); font-weight: 600",
+    "worse": "background-color: rgba(228, 87, 86, 0.25); font-weight: 600",
+    "": "background-color: rgba(255, 190, 0, 0.25); font-weight: 600",
+}
 WITHIN = "color: #6b6b6b"
 
 
@@ -41,12 +46,13 @@ def compare(runs: list[Run]) -> None:
     st.caption(
         f"{md(view.labels[0])} is the baseline. Medians and IQRs come from the raw samples where a "
         "run kept them; within noise: the IQRs overlap; no spread recorded: the figure is a "
-        "single number, so no noise verdict."
+        "single number, so no noise verdict. Beyond noise is green where the change is better, "
+        "red where worse (each figure's direction in the glossary), amber where it has none."
     )
     if view.table.empty:
         st.caption("These runs have no key figures to compare.")
     else:
-        st.dataframe(_verdicts(view.table), hide_index=True, height="content")
+        st.dataframe(verdict_styles(view.table, view.judged), hide_index=True, height="content")
     for note in view.notes:
         st.caption(md(note, lines=True))
     for found in view.kernel_diffs:
@@ -82,14 +88,23 @@ def _changed(diffs: pd.DataFrame, labels: tuple[str, ...]) -> Any:
     return diffs.style.apply(style, axis=1)
 
 
-def _verdicts(table: pd.DataFrame) -> Any:
-    """Beyond-noise verdicts stand out; within-noise ones recede."""
+def verdict_styles(table: pd.DataFrame, judged: pd.DataFrame) -> Any:
+    """Beyond-noise verdicts stand out, coloured better or worse (compare.table.judgements);
+    within-noise ones recede."""
     noise = [c for c in table.columns if c.endswith(" noise")]
 
-    def style(value: Any) -> str:
-        return {core.BEYOND: BEYOND, core.WITHIN: WITHIN}.get(value, "")
+    def style(frame: pd.DataFrame) -> pd.DataFrame:
+        styles = pd.DataFrame("", index=frame.index, columns=frame.columns)
+        for column in noise:
+            for i, value in frame[column].items():
+                if value == core.WITHIN:
+                    styles.loc[i, column] = WITHIN
+                elif value == core.BEYOND:
+                    found = judged[column].iloc[i] if column in judged and i < len(judged) else ""
+                    styles.loc[i, column] = BEYOND.get(found, BEYOND[""])
+        return styles
 
-    return table.style.map(style, subset=noise)
+    return table.style.apply(style, axis=None)
 
 
 def compare_section(history: History, table: pd.DataFrame) -> bool:

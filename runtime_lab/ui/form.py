@@ -9,7 +9,7 @@ import streamlit as st
 import runtime_lab.ui.links as links
 import runtime_lab.ui.workload_pick as wp
 from runtime_lab.env import gpu_likely
-from runtime_lab.options import form_defaults
+from runtime_lab.options import choices_here, form_defaults, inactive
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.shapes import DTYPES, PRESETS, preset
 from runtime_lab.spec import (
@@ -99,11 +99,13 @@ def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] |
             key=f"{experiment}-{profile}-l2_flush",
         )
         shown = {n: o for n, o in info.options.items() if n != workload}
-        options = _option_inputs(shown, experiment, values, profile)
+        options = _option_inputs(shown, experiment, values, profile, (gpu, chosen))
         if workload:
             options[workload] = chosen
         submitted = st.form_submit_button("Run", type="primary")
     _defaults_note(info, env, gpu, full, past)
+    if off := _off_here(info, gpu, chosen):
+        st.caption(f":material/block: {plain(off)}")
     for name, problem in link_problems.items():
         st.error(f"**{plain(name)}** (from the link): {plain(problem)}")  # a link's own key
     if not submitted:
@@ -175,21 +177,48 @@ def plain(text: str) -> str:
     return markdown_text(text)
 
 
+ROW = 5  # values side by side at most: more cut their labels ("recompile_li|mit")
+
+
 def _option_inputs(
-    specs: dict[str, Any], experiment: str, defaults: dict[str, Any], profile: str
+    specs: dict[str, Any], experiment: str, defaults: dict[str, Any], profile: str, here=None
 ) -> dict[str, Any]:
-    """Lists one per row (their chips need the width), other values in a row, yes/no below."""
+    """Lists one per row (their chips need the width), other values in rows of at most ROW,
+    yes/no below. `here`: (whether this machine has a GPU, the workload chosen): a control that
+    does nothing here is disabled, with why (options.inactive)."""
+    gpu, workload = here or (True, None)
     values: dict[str, Any] = {}
     kinds = {"shapes": [], "multi": [], "value": [], "bool": []}
     for name, option in specs.items():
         kinds[option.kind if option.kind in kinds else "value"].append(name)
     for name in kinds["shapes"] + kinds["multi"]:
-        values[name] = _option_input(name, specs[name], experiment, defaults[name], profile)
-    for row in filter(None, (kinds["value"], kinds["bool"])):
+        values[name] = _option_input(
+            name, specs[name], experiment, defaults[name], profile, gpu, workload
+        )
+    rows = [kinds["value"][i : i + ROW] for i in range(0, len(kinds["value"]), ROW)]
+    for row in filter(None, (*rows, kinds["bool"])):
         for col, name in zip(st.columns(max(3, len(row))), row, strict=False):
             with col:
-                values[name] = _option_input(name, specs[name], experiment, defaults[name], profile)
+                values[name] = _option_input(
+                    name, specs[name], experiment, defaults[name], profile, gpu, workload
+                )
     return values
+
+
+def _off_here(info, gpu: bool, workload: str | None) -> str:
+    """One line under the form: the controls that do nothing here, and the choices hidden."""
+    off = [n for n, o in info.options.items() if inactive(o, gpu, workload)]
+    hidden = [
+        f"{n} {', '.join(c for c in o.choices if c not in choices_here(o, gpu))}"
+        for n, o in info.options.items()
+        if o.kind == "multi" and choices_here(o, gpu) != o.choices
+    ]
+    parts = []
+    if off:
+        parts.append(f"Off here (hover for why): {', '.join(off)}.")
+    if hidden:
+        parts.append(f"Not offered without a GPU (they need CUDA): {'; '.join(hidden)}.")
+    return " ".join(parts)
 
 
 def _sequence_key(experiment: str, name: str, profile: str) -> str:
@@ -229,29 +258,51 @@ def _sequence_presets(
     )
 
 
-def _option_input(name: str, option, experiment: str, default: Any, profile: str) -> Any:
-    """One widget per option kind; values go to build_spec as they are (it validates them)."""
+def _option_input(
+    name: str,
+    option,
+    experiment: str,
+    default: Any,
+    profile: str,
+    gpu: bool = True,
+    workload: str | None = None,
+) -> Any:
+    """One widget per option kind; values go to build_spec as they are (it validates them). A
+    control that does nothing here is disabled, its help saying why; choices that need CUDA
+    are not offered without a GPU."""
+    off = inactive(option, gpu, workload)
+    what = f"**Off here: {off}.** {option.help}" if off else option.help
     if option.kind == "shapes":
         key = _sequence_key(experiment, name, profile)
         st.session_state.setdefault(key, str(default))
-        return st.text_area(name, key=key, help=option.help, height=80)
+        return st.text_area(name, key=key, help=what, height=80, disabled=bool(off))
     key = f"{experiment}-{profile}-{name}"
     if option.kind == "multi":
-        chosen = [c for c in str(default).split(",") if c in option.choices]
-        return st.multiselect(name, option.choices, default=chosen, help=option.help, key=key)
+        offered = choices_here(option, gpu)
+        if offered != option.choices:
+            what += f" (without a GPU: {option.needs_cuda}, so not offered)"
+        chosen = [c for c in str(default).split(",") if c in offered]
+        return st.multiselect(name, offered, default=chosen, help=what, key=key, disabled=bool(off))
     if option.kind in ("sizes", "dims", "marks"):
-        return st.text_input(name, str(default), help=option.help, key=key)
+        return st.text_input(name, str(default), help=what, key=key, disabled=bool(off))
     if option.kind == "params":  # the workload picker fills it (session state)
         st.session_state.setdefault(key, str(default or ""))
-        return st.text_input(name, help=option.help, key=key)
+        return st.text_input(name, help=what, key=key, disabled=bool(off))
     if option.choices:
         index = option.choices.index(default)
-        return st.selectbox(name, option.choices, index=index, help=option.help, key=key)
+        return st.selectbox(
+            name, option.choices, index=index, help=what, key=key, disabled=bool(off)
+        )
     if option.kind == "bool":
-        return st.checkbox(name, value=bool(default), help=option.help, key=key)
+        return st.checkbox(name, value=bool(default), help=what, key=key, disabled=bool(off))
     bounds = _range((option.low, option.high))
     return st.number_input(
-        name, value=int(default), step=1, help=f"{option.help} ({bounds})", key=key
+        name,
+        value=int(default),
+        step=1,
+        help=f"{what} ({bounds})",
+        key=key,
+        disabled=bool(off),
     )
 
 

@@ -6,6 +6,7 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
@@ -18,7 +19,7 @@ from runtime_lab.spec import RunSpec, SpecError
 from runtime_lab.view import export as chart_export
 from runtime_lab.view import frames, stages
 from runtime_lab.view.code import code_doubt, code_line, workload_code
-from runtime_lab.view.fmt import metric_parts
+from runtime_lab.view.fmt import label_fits, metric_parts
 from runtime_lab.view.origin import imported_from
 from runtime_lab.view.text import markdown as md
 
@@ -141,7 +142,11 @@ def _metric(col, metric) -> None:
     shown = None if metric.help is None else md(metric.help, lines=True)
     # a long value ("92 % (cuda-graph)") is cut off in a metric: its detail goes below
     value, detail = metric_parts(metric.value)
-    col.metric(md(metric.label), md(value), help=shown)
+    if label_fits(metric.label):
+        col.metric(md(metric.label), md(value), help=shown)
+    else:  # a metric cuts its label at the column's width: a caption above wraps instead
+        col.caption(md(metric.label), help=shown)
+        col.metric(md(metric.label), md(value), label_visibility="collapsed")
     if detail:
         col.caption(md(detail))
 
@@ -181,10 +186,28 @@ def _item(run: Run, kind: str, title: str, content: Any, number: int | None) -> 
         _chart_downloads(content, title, run, number or 0)
     elif kind == "table":
         st.markdown(f"**{md(title)}**")
-        st.dataframe(content, hide_index=True)
+        st.dataframe(content, hide_index=True, column_config=text_widths(content))
     else:
         with st.expander(md(title)):
             st.code(content[1], language=content[0])
+
+
+CHAR_PX, MAX_COLUMN_PX = 8, 480  # a text column wide enough for its longest value, up to this
+
+
+def text_widths(frame) -> dict[str, Any]:
+    """Widths for the text columns whose values are longer than their header: the grid sizes a
+    column by its header, so "warm-cache" under "scenario" read "warm-cac"."""
+    found = {}
+    for i, name in enumerate(frame.columns):
+        column = frame.iloc[:200, i]  # by position: a repeated name is still one column here
+        if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_datetime64_any_dtype(column):
+            continue  # numbers are sized by the grid
+        longest = max((len(str(v)) for v in column if v is not None), default=0)
+        if longest > len(str(name)) + 1:
+            width = min(MAX_COLUMN_PX, CHAR_PX * longest + 24)
+            found[str(name)] = st.column_config.Column(width=width)
+    return found
 
 
 def _raw(run: Run, rep) -> None:

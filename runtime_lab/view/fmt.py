@@ -1,34 +1,43 @@
-"""Numbers as people read them: units chosen so a figure keeps three significant digits."""
+"""Numbers as people read them: the glossary's units (glossary/units.py), one way everywhere."""
+
+from runtime_lab.glossary import units
 
 
 def fmt_ms(value: float) -> str:
-    """Milliseconds with a unit that keeps three significant digits readable."""
-    if value < 1e-3:
-        return f"{value * 1e6:.0f} ns"
-    if value < 1:
-        return f"{value * 1e3:.1f} µs"
-    return f"{value:.3f} ms"
+    """Milliseconds in the unit that keeps three significant digits ("861 µs", "2.5 ms")."""
+    return units.show("ms", value)
 
 
-def fmt_bytes(value: int) -> str:
-    """Bytes in binary units (B, KiB, MiB, GiB), three significant digits."""
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(value) >= size:
-            scaled = value / size  # 1000 to 1023 of a unit: .3g would write 1e+03
-            return f"{scaled:.3g} {unit}" if abs(scaled) < 999.5 else f"{scaled:.0f} {unit}"
-    return f"{value} B"
+def fmt_seconds(value: float) -> str:
+    """Seconds the same way ("1.3 s", "34.8 ms")."""
+    return units.show("s", value)
+
+
+def fmt_bytes(value: int | float | None) -> str:
+    """Bytes in binary units (B, KiB, MiB, GiB), three significant digits; "—" for none."""
+    return units.show("bytes", value)
 
 
 METRIC_CHARS = 14  # what a metric showed whole in a quarter of a 1400 px page ("0.38× vs 3.67×")
+LABEL_CHARS = 26  # a metric's label shown whole there ("inductor steady-state time")
+SEPARATORS = (" vs ", " → ", " · ")  # where a value too long for its metric is split
 
 
 def metric_parts(value: str) -> tuple[str, str]:
     """A metric's value as (the figure, the rest): a detail in parentheses, or the second side
-    of "A vs B" when the whole would not fit, goes below the figure instead of being cut off."""
+    of "A vs B" ("A → B", "A · B") when the whole would not fit, goes below the figure instead
+    of being cut off."""
     figure, _, detail = value.partition(" (")
-    if detail:
+    if detail and figure:
         return figure, "(" + detail
-    first, vs, second = value.partition(" vs ")
-    if vs and len(value) > METRIC_CHARS:
-        return first, "vs " + second
+    if len(value) > METRIC_CHARS:
+        for separator in SEPARATORS:
+            first, found, second = value.partition(separator)
+            if found and first:
+                return first, separator.strip() + " " + second
     return value, ""
+
+
+def label_fits(label: str) -> bool:
+    """Whether a metric's label shows whole in a quarter of the page (else it wraps above)."""
+    return len(label) <= LABEL_CHARS

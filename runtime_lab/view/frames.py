@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from runtime_lab.results import Timing, stats
+from runtime_lab.view.fmt import fmt_bytes
 
-GIB = 2**30
 # per series in a chart: more marks than pixels add megabytes to the page, not information
 MAX_CHART_POINTS = 2000
 
@@ -74,7 +74,7 @@ def timing_summary(timings: Iterable[Timing]) -> pd.DataFrame:
 
 
 def _fmt_bytes(value: Any) -> str | None:
-    return f"{value / GIB:.1f} GiB" if isinstance(value, (int, float)) else None
+    return fmt_bytes(value) if isinstance(value, (int, float)) else None
 
 
 def environment_frame(env: dict[str, Any] | None) -> pd.DataFrame:
@@ -95,6 +95,7 @@ def environment_frame(env: dict[str, Any] | None) -> pd.DataFrame:
         ("host CPU", env.get("host_cpu")),
         ("host cores", env.get("host_cores")),
         ("host RAM", _fmt_bytes(env.get("host_ram_bytes"))),
+        ("host last-level cache", _fmt_bytes(env.get("host_llc_bytes"))),
     ]
     return pd.DataFrame(
         [(k, "—" if v is None else str(v)) for k, v in rows], columns=["field", "value"]

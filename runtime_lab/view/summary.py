@@ -8,7 +8,7 @@ from typing import Any
 
 from runtime_lab.glossary import registry as glossary
 from runtime_lab.report import Metric, Summary
-from runtime_lab.view.fmt import fmt_bytes, fmt_ms
+from runtime_lab.view.fmt import fmt_bytes, fmt_ms, fmt_seconds
 
 PROSE_WORDS = 150  # a Summary read in ten seconds: about this many words, no more
 MAX_FIGURES = 8  # the pairs people compare, on one screen
@@ -71,7 +71,7 @@ def value_text(experiment: str, path: str, value: Any) -> str:
         "bytes": lambda v: fmt_bytes(int(v)),
         "ms": fmt_ms,
         "us": lambda v: fmt_ms(v / 1e3),
-        "s": lambda v: f"{v:.3g} s",
+        "s": fmt_seconds,
         "%": lambda v: f"{v:.0f} %",
         "x": lambda v: f"{v:.2f}×",
         "number": lambda v: f"{v:.3e}",

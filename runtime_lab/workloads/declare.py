@@ -44,6 +44,9 @@ class WorkloadInfo:
     # (dim or param, what it must be a multiple of: a dim, a param or a number), e.g.
     # ("hidden", "heads"): checked with the spec, before anything runs or is stored
     multiple_of: tuple[tuple[str, str | int], ...] = ()
+    # why the workload has no backward (a custom op without an autograd formula): a pass
+    # with a backward is refused with the spec; empty: it can be differentiated
+    no_backward: str = ""
 
     @property
     def dims_text(self) -> str:
@@ -105,3 +108,5 @@ class Workload:
     flops: object = None  # flops(shape, params, tensors) -> int; None: not counted
     reference: object = None  # reference(*float64 inputs); None: fn over float64 copies
     tolerances: dict | None = None  # {dtype: (rtol, atol)} over torch.testing's defaults
+    # indices of the inputs a training step differentiates; None: every floating input
+    grad_inputs: tuple[int, ...] | None = None

@@ -73,6 +73,14 @@ def tolerance(work: Loaded, dtype: str) -> tuple[float, float]:
     return getattr(work.module, "TOLERANCES", {}).get(dtype, TOLERANCES[dtype])
 
 
+def reduction_lengths(work: Loaded) -> tuple[int, ...]:
+    """The length of each reduction on an output element's path (a GEMM's K, a norm's or a
+    softmax's row): the op module's reduction_lengths(shape, params), else the last dimension."""
+    declared = getattr(work.module, "reduction_lengths", None)
+    found = declared(work.shape, work.params) if declared else work.shape[-1:]
+    return tuple(int(k) for k in found)
+
+
 def flops(work: Loaded) -> int:
     """Floating-point operations per call (multiply-add = 2); 0 where it does not declare any."""
     count = getattr(work.module, "flops", None)

@@ -89,6 +89,7 @@ def add_user(work: Workload, code: dict[str, Any]) -> None:
         **({"flops": work.flops} if work.flops else {}),
         **({"reference": work.reference} if work.reference else {}),
         **({"TOLERANCES": dict(work.tolerances)} if work.tolerances else {}),
+        **({"GRAD_INPUTS": tuple(work.grad_inputs)} if work.grad_inputs is not None else {}),
     )
 
 

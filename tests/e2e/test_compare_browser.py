@@ -40,7 +40,7 @@ def test_a_compare_link_shows_the_headline_and_a_chart(served):
         page.goto(f"{url}/history?compare={cpu},{gpu}")
         expect(page.get_by_role("heading", name="History", level=1)).to_be_visible()
         headline = page.get_by_test_id("stAlertContentInfo")
-        expect(headline).to_contain_text(f"higher in #{gpu} than #{cpu} (beyond noise)")
+        expect(headline).to_contain_text(f"higher (better) in #{gpu} than #{cpu} (beyond noise)")
         expect(headline).to_contain_text("GPU (CPU vs NVIDIA H200)")
         charts = page.get_by_test_id("stVegaLiteChart")
         expect(charts).to_have_count(3, timeout=60_000)

@@ -91,3 +91,4 @@ def test_env_prints_the_fingerprint(data_dir):
     done = cli("env", data_dir=data_dir)
     env = json.loads(done.stdout)
     assert env["python"] and env["torch"] and env["host_cores"] >= 1 and "gpus" in env
+    assert "host_llc_bytes" in env  # what a fusion report reads a working set against (CPU)

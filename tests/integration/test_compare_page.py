@@ -50,8 +50,11 @@ def test_picking_an_h200_and_a_cpu_run_shows_the_comparison(app, ids):
     _press(at, "Compare")
     assert at.query_params["compare"] == f"{cpu},{gpu}"  # the comparison has a link
     (headline,) = [i.value for i in at.info]
-    assert headline.startswith(f"inductor achieved bandwidth is 102× higher in #{gpu} than #{cpu}")
-    assert "(beyond noise); the runs differ in GPU (CPU vs NVIDIA H200), torch" in headline
+    assert headline.startswith(
+        f"inductor achieved bandwidth: 102× higher (better) in #{gpu} than #{cpu} (beyond noise)."
+    )
+    assert "Fields that differ: " in headline and "GPU (CPU vs NVIDIA H200)" in headline
+    assert "does not say which of them, if any, made the change" in headline
     diffs, figures = (d.value for d in at.dataframe[1:3])  # after the history list
     assert list(diffs.columns) == ["section", "field", f"#{cpu}", f"#{gpu}"]
     assert "GPU" in set(diffs["field"]) and "dtype" not in set(diffs["field"])
@@ -68,7 +71,7 @@ def test_the_query_parameter_opens_a_comparison_and_close_ends_it(app, ids):
     app.query_params["compare"] = f"{gpu},{cpu}"  # the H200 run is the baseline now
     at = open_page(app, PAGE)
     (headline,) = [i.value for i in at.info]
-    assert f"lower in #{cpu} than #{gpu} (beyond noise)" in headline
+    assert f"lower (worse) in #{cpu} than #{gpu} (beyond noise)" in headline
     assert _picker(at).value == [gpu, cpu]
     _press(at, "Close comparison")
     assert "compare" not in at.query_params and not at.info

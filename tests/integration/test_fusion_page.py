@@ -35,6 +35,20 @@ def test_fusion_form_has_every_option(app):
     assert widget(at.text_input, "sweep").value == ""
 
 
+def test_controls_that_do_nothing_for_this_workload_or_machine_are_off(app):
+    at = _open(app)
+    assert not ui.manager().env.get("gpus")  # the replay machine: a CPU
+    modes = widget(at.multiselect, "modes")
+    assert "cuda-graph" not in modes.options and "cuda-graph-inductor" not in modes.options
+    assert not widget(at.checkbox, "fresh_process").disabled  # pointwise: it acts
+    widget(at.selectbox, "Workload").set_value("rms_norm").run()
+    fresh = widget(at.checkbox, "fresh_process")
+    assert fresh.disabled and "acts on pointwise only, not on rms_norm" in fresh.help
+    captions = " ".join(c.value for c in at.caption)
+    assert "Off here (hover for why): fresh_process, mega_cache." in captions
+    assert "modes cuda-graph, cuda-graph-inductor" in captions
+
+
 def test_bad_sweep_is_a_message_not_a_run(app):
     at = _open(app)
     widget(at.text_input, "sweep").set_value("1,2,x")

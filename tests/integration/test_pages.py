@@ -103,7 +103,7 @@ def test_history_page_lists_opens_and_deletes(app):
     poll_until(at, lambda a: len(a.success) > 0)
     at = open_page(at, "app_pages/history.py")
     assert at.title[0].value == "History"
-    assert any("streams 64x64" in option for option in at.selectbox[2].options)
+    assert any(option.startswith("#1: matmul · 64x64") for option in at.selectbox[2].options)
     assert len(at.get("vega_lite_chart")) == 1
     next(b for b in at.button if b.label.startswith("Delete run")).click()  # not Compare
     at.run()

@@ -171,4 +171,5 @@ def test_a_cpu_run_of_a_workload_draws_its_report(worker_app):
     assert head.startswith("recompiles rms_norm (tokens × hidden) CPU eager, 3 calls along tokens")
     assert "dynamic=False 2 graphs" in head and "mark_dynamic 1 graph" in head
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["workload · marked dims"] == "rms_norm: tokens × hidden · tokens"
+    assert metrics["workload · marked dims"] == "rms_norm"  # its dims below it, not cut off
+    assert "(tokens × hidden; marked: tokens)" in [c.value for c in at.caption]

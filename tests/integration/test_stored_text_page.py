@@ -70,11 +70,17 @@ def test_the_list_shows_labels_and_origin_as_text(app, runs):
     failed, done, imported = runs
     at = open_page(app, PAGE)
     table = at.dataframe[0].value.set_index("id")
-    assert set(table.loc[[failed, done, imported], "label"]) == {LABEL}
+    # a label someone gave a run is quoted after the fields that tell the runs apart
+    assert all(
+        label.endswith(f"“{LABEL}”") for label in table.loc[[failed, done, imported], "label"]
+    )
     assert table.loc[imported, "origin"] == f"imported from {HOST} ({GPU})"
     assert table.loc[failed, "origin"] == table.loc[done, "origin"] == ""
     picker = next(s for s in at.selectbox if s.label == "Open run")
-    assert f"#{imported}: {LABEL} (imported from {HOST} ({GPU}))" in picker.options
+    assert any(
+        o.startswith(f"#{imported}: ") and o.endswith(f"“{LABEL}” (imported from {HOST} ({GPU}))")
+        for o in picker.options
+    ), picker.options
     for value in _shown(at):
         assert interpreted(value) == [], value
 

@@ -82,16 +82,16 @@ def test_report_metrics_warnings_and_downloads(tmp_path):
     recorded = h200data.snapshot_pickle(copy)
     rep = registry.build_report(_run(_result(str(copy))))
     assert rep.headline == (
-        "allocator cuda:0 float32: sequence peak 320.0 MiB, reserved 340.0 MiB after del → "
-        "0.0 MiB after empty_cache"
+        "allocator cuda:0 float32: sequence peak 320 MiB, reserved 340 MiB after del → "
+        "0 B after empty_cache"
     )
     metrics = {m.label: m.value for m in rep.metrics}
-    assert metrics["peak above inputs: eager → compiled"] == "768.0 MiB → 256.0 MiB"
-    assert metrics["empty_cache every step costs"] == "2.000 ms per step"
+    assert metrics["peak above inputs: eager → compiled"] == "768 MiB → 256 MiB"
+    assert metrics["empty_cache every step costs"] == "2 ms per step"
     assert metrics["block reused while the side stream ran"] == (
-        "without record_stream: yes · with: no"
+        "yes → no (without → with record_stream)"
     )
-    assert metrics["CUDA-graph private pool"] == "256.0 MiB"
+    assert metrics["CUDA-graph private pool"] == "256 MiB"
     assert [t for t, _ in rep.charts] == [
         "Over time",
         "Per step: sequence",

@@ -110,7 +110,8 @@ def test_figures_without_samples_or_in_one_run_only_say_so():
     long = compare.figures([RUNS[CPU_FUSION], numbered(h200_fusion(RUNS[CPU_FUSION]), 8)])
     assert _row(long, "cold_compile_s", "#8")["verdict"] == NO_SPREAD
     assert _row(long, "steady_state_ms.dynamo-eager", "#8")["verdict"] == MISSING
-    assert "predicted_speedup" not in set(long["key"])  # the bytes model, not a measurement
+    # the bytes model's prediction is compared too: one number, no noise verdict
+    assert _row(long, "predicted_speedup", "#8")["verdict"] == NO_SPREAD
 
 
 def _long(rows):
@@ -130,20 +131,30 @@ def test_headline_picks_the_largest_change_beyond_noise():
     )
     diffs = pd.DataFrame({"field": ["GPU", "torch"], "#1": ["CPU", "2.13"], "#2": ["H200", "2.11"]})
     text = compare.headline(long, diffs, ["#1", "#2"])
+    # the figure's direction in words, then the fields that differ as facts, not as a cause
     assert text == (
-        "inductor time is 4.0× lower in #2 than #1 (beyond noise); "
-        "the runs differ in GPU (CPU vs H200) and torch."
+        "inductor time: 4× lower in #2 than #1 (beyond noise). Fields that differ: GPU (CPU vs "
+        "H200) and torch (2.13 vs 2.11); the comparison does not say which of them, if any, "
+        "made the change."
+    )
+    timed = long.assign(unit="ms", better="lower")
+    assert compare.headline(timed, diffs, ["#1", "#2"]).startswith(
+        "inductor time: 4× faster in #2 than #1 (beyond noise)."
     )
     only_unjudged = long[long["verdict"] != BEYOND]
-    assert compare.headline(only_unjudged, diffs.iloc[:0], ["#1", "#2"]).startswith(
-        "cold compile is 10× higher in #2 than #1 (no spread recorded)"
+    assert compare.headline(only_unjudged, diffs.iloc[:0], ["#1", "#2"]) == (
+        "cold compile: 10× higher in #2 than #1 (no spread recorded). The runs share spec and "
+        "environment."
     )
 
 
 def test_headline_of_the_h200_against_the_cpu():
     view = compare.build([RUNS[CPU_FUSION], numbered(h200_fusion(RUNS[CPU_FUSION]), 8)])
-    assert view.headline.startswith("inductor achieved bandwidth is 102× higher in #8 than #1")
-    assert "(beyond noise); the runs differ in GPU (CPU vs NVIDIA H200), torch" in view.headline
+    assert view.headline.startswith(
+        "inductor achieved bandwidth: 102× higher (better) in #8 than #1 (beyond noise). "
+        "Fields that differ: shape (256x256 vs 4096x4096), device (asked) (cpu vs cuda)"
+    )
+    assert "GPU (CPU vs NVIDIA H200) and 7 more fields" in view.headline
 
 
 @pytest.mark.parametrize(
@@ -210,7 +221,7 @@ def test_a_failed_run_has_no_figures_and_says_so():
     view = compare.build([failed, numbered(failed, 9)])
     assert view.table.empty and view.charts == ()
     assert view.notes == ("#5 failed: no figures", "#9 failed: no figures")
-    assert view.headline.startswith("no key figure differs between #5 and #9")
+    assert view.headline.startswith("No key figure differs between #5 and #9")
 
 
 def test_ratio_of_zero_to_zero_is_no_change():

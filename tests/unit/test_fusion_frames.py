@@ -115,7 +115,7 @@ def test_compile_chart_spec():
     assert bars["encoding"]["y"]["sort"][0] == "inductor · cold"
     assert labels["mark"]["type"] == "text" and labels["encoding"]["text"]["field"] == "label"
     data = spec["datasets"][labels["data"]["name"]]
-    assert [d["label"] for d in data] == ["10.0 s", "500 ms", "1 ms"]
+    assert [d["label"] for d in data] == ["10 s", "500 ms", "1 ms"]
 
 
 def test_roofline_and_sweep_chart_specs():
@@ -147,7 +147,7 @@ def test_report(tmp_path):
     assert rep.ok
     metrics = {m.label: m.value for m in rep.metrics}
     assert metrics["eager kernels/call"] == "4" and metrics["inductor kernels/call"] == "1"
-    assert metrics["cold compile"] == "10.0 s" and metrics["warm-cache compile"] == "500 ms"
+    assert metrics["cold compile"] == "10 s" and metrics["warm-cache compile"] == "500 ms"
     assert metrics["speed-up: measured vs predicted"] == "3.00× vs 3.67×"
     assert metrics["copy ceiling"] == "4000.0 GB/s"
     assert any("inductor-reduce-overhead launches fewer kernels" in n for n in rep.notes)
@@ -195,6 +195,13 @@ def test_a_metric_value_too_long_for_its_column_is_split_not_cut():
     assert metric_parts("0.0597× vs 0.383×") == ("0.0597×", "vs 0.383×")
     assert metric_parts("0.38× vs 3.67×") == ("0.38× vs 3.67×", "")  # fits: kept whole
     assert metric_parts("23.3 GB/s") == ("23.3 GB/s", "")
+    # the allocator's and recompiles' long values: "A → B", "A · B" split the same way
+    assert metric_parts("1.22 GiB → 250 MiB") == ("1.22 GiB", "→ 250 MiB")
+    assert metric_parts("yes → no (without → with record_stream)") == (
+        "yes → no",
+        "(without → with record_stream)",
+    )
+    assert metric_parts("0 B · 340 MiB") == ("0 B · 340 MiB", "")  # fits: kept whole
 
 
 def _swept(*points):

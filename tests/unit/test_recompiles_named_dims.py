@@ -138,7 +138,7 @@ def test_the_report_names_the_workload_its_dims_and_what_to_expect():
         "rms_norm under mark_dynamic: 1 compile for 4 calls (tokens: 4 sizes) with tokens" in said
     )
     metrics = {m.label: m.value for m in report.metrics}
-    assert metrics["workload · marked dims"] == "rms_norm: tokens × hidden · tokens"
+    assert metrics["workload · marked dims"] == "rms_norm (tokens × hidden; marked: tokens)"
     titles = dict(report.tables)
     calls = titles["Calls of rms_norm (tokens × hidden)"]
     assert list(calls["changed"][:2]) == ["", "tokens 512 → 1024"]

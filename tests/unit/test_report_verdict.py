@@ -15,7 +15,7 @@ from runtime_lab.fusion.report.summary import naive_value
 from runtime_lab.fusion.report.verdict import verdict
 from runtime_lab.fusion.result import ClockReading
 from runtime_lab.glossary import registry as glossary
-from runtime_lab.report import Metric, Report, Summary, Verdict, pending
+from runtime_lab.report import CLOCKS, Metric, Report, Summary, Verdict, pending
 from runtime_lab.results import CompileLatency
 from runtime_lab.view.summary import fit, key_pairs, lookup, merge_per_mode, words
 
@@ -70,8 +70,14 @@ def test_noise_contention_tolerance_and_cache_each_make_the_verdict_doubt():
     assert "host contended (others took up to 60 %" in verdict(busy, figures(busy)).doubt
     cached = replace(base, copy_ceiling_gbps=10.0, add_gbps=10.0, ceiling_gbps=10.0)
     assert "working set in cache" in verdict(cached, figures(cached)).doubt
+    # issue 41: a wrong answer is timed all the same, and its speed is doubted first
     wrong = _mode(base, "inductor", tolerance_passed=False)
     assert verdict(wrong, figures(wrong)) == Verdict(
+        False, "Wrong answer: inductor outside tolerance against float64; do not quote its speed."
+    )
+    # a run stored before issue 41 left it untimed, judged against eager: it reads as it did
+    older = _mode(base, "inductor", tolerance_passed=False, ran=False, timing=None)
+    assert verdict(older, figures(older)) == Verdict(
         False, "inductor outside tolerance against eager: not timed."
     )
 
@@ -117,8 +123,11 @@ def test_fusions_summary_is_glossary_figures_in_pairs_one_chart_and_few_words():
     assert [m.label for m in summary.pairs[0]] == ["eager kernels", "compiled kernels"]
     assert summary.chart in dict(rep.charts) and summary.chart.startswith("Steady-state")
     assert words(summary.prose) <= 150
-    assert len(summary.warnings) == 1 and "triton.do_bench" in summary.warnings[0]
-    assert len(rep.warnings) == 1  # the whole warning stays, in the Notes
+    # the flagged clock is in the verdict's doubt beside the headline: not said again above
+    # the figures; the whole warning stays, in the Notes
+    assert "triton.do_bench says" in rep.verdict.doubt and CLOCKS in rep.verdict.states
+    assert summary.warnings == ()
+    assert len(rep.warnings) == 1 and "triton.do_bench" in rep.warnings[0]
 
 
 def test_summary_helpers_fit_merge_and_pick_figures():

@@ -3,6 +3,7 @@
 import pytest
 
 from runtime_lab import registry
+from runtime_lab.glossary import units
 from runtime_lab.results import Timing, from_plain, stats, to_plain
 from runtime_lab.streams.report import charts as streams_charts
 from runtime_lab.streams.report import frames as streams_frames
@@ -101,7 +102,24 @@ def test_report_for_done_and_failed_runs():
 
 
 @pytest.mark.parametrize(
-    ("ms", "text"), [(0.0000005, "0 ns"), (0.0123, "12.3 µs"), (2.5, "2.500 ms")]
+    ("ms", "text"),
+    [(0.0000005, "0.5 ns"), (0.0123, "12.3 µs"), (2.5, "2.5 ms"), (105.795, "106 ms")],
 )
 def test_fmt_ms(ms, text):
     assert fmt.fmt_ms(ms) == text
+
+
+@pytest.mark.parametrize(
+    ("unit", "value", "text"),
+    [
+        ("ms", 0.8609, "861 µs"),
+        ("ms", 1234.5, "1.23 s"),
+        ("bytes", 1023 * 2**20, "1,023 MiB"),
+        ("bytes", 1.5 * 2**30, "1.5 GiB"),
+        ("s", 0.0348, "34.8 ms"),
+    ],
+)
+def test_reports_and_compare_print_a_figure_the_same_way(unit, value, text):
+    """A report (view.fmt) and compare (glossary.units) write one figure as one string."""
+    shown = {"ms": fmt.fmt_ms, "bytes": fmt.fmt_bytes, "s": fmt.fmt_seconds}[unit](value)
+    assert shown == units.show(unit, value) == text

@@ -180,7 +180,7 @@ def test_the_report_says_what_the_ops_race_window_gave():
     rep = report.build(run, _gpu_result(0.0, 0))
     assert rep.headline.startswith("streams rms_norm cuda:0: max_abs_diff")
     said = next(n for n in rep.notes if n.startswith("What happened"))
-    assert "rms_norm at 64x128 takes 20.0 µs per call" in said
+    assert "rms_norm at 64x128 takes 20 µs per call" in said
     assert "no spin: the window is the op's own time" in said
     assert "missing-producer-wait 0/10, missing-consumer-wait 0/10" in said
     assert "as expected of a short op without a spin" in said

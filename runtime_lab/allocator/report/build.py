@@ -17,7 +17,7 @@ from runtime_lab.allocator.report.figures import key_figures
 from runtime_lab.allocator.result import AllocatorResult
 from runtime_lab.glossary import registry as glossary
 from runtime_lab.report import Metric, Report, in_tab, run_json_download
-from runtime_lab.view.fmt import fmt_ms
+from runtime_lab.view.fmt import fmt_bytes, fmt_ms
 
 WHY_RESERVED = [
     "After del the blocks go back to PyTorch's cache, not to the driver: allocated drops, "
@@ -80,12 +80,6 @@ CPU_NOTE = (
     "empty_cache, side streams and CUDA graphs need CUDA. What runs here is the host side: the "
     "worker's RSS (with its compile workers) over the run and per step."
 )
-
-
-def fmt_bytes(value: int | float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value / 2**30:.2f} GiB" if abs(value) >= 2**30 else f"{value / 2**20:.1f} MiB"
 
 
 def _headline(result: AllocatorResult, figures: dict[str, Any]) -> str:
@@ -160,8 +154,8 @@ def _metrics(result: AllocatorResult, figures: dict[str, Any]) -> list[Metric]:
         found.append(
             Metric(
                 "block reused while the side stream ran",
-                f"without record_stream: {'yes' if s.reused_without_record else 'no'} · with: "
-                f"{'yes' if s.reused_with_record else 'no'}",
+                f"{'yes' if s.reused_without_record else 'no'} → "
+                f"{'yes' if s.reused_with_record else 'no'} (without → with record_stream)",
                 _help(
                     "side_stream.reused_without_record_stream",
                     "record_stream delays reuse until the side stream's work is done "

@@ -16,6 +16,9 @@ _CUDA = (
 _ONE = "One reading at one moment, not a sample: exact for this sequence and torch version."
 _TEXT = "Never a number."
 
+# what a History label quotes of a run (registry.headline_keys): a GPU run's, else a CPU run's
+HEADLINE = ("peak_bytes.sequence", "host_rss_peak_bytes")
+
 FIGURES = (
     figure(
         "allocated_bytes.*",

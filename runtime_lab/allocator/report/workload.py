@@ -24,10 +24,11 @@ CPU_WHY = (
     "(torch.cuda.reset_peak_memory_stats / max_memory_allocated), so no peak is reported here "
     "(never a zero)."
 )
+# said of any workload: what happened is _outcome's, with the run's own figures
 EXPECT = (
-    "Expected, from the seed (silu(x + y)·(x − y)): eager materialises every intermediate, so "
-    "its peak sits above the ideal (inputs + output); Inductor's fused call holds little more "
-    "than its output."
+    "Expected: eager materialises each intermediate its ops write, so its peak sits above the "
+    "ideal (inputs + output); what Inductor fuses holds little more than its output, while an "
+    "op it leaves to a library (a GEMM) keeps its own output and workspace."
 )
 
 

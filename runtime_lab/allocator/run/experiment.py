@@ -183,6 +183,7 @@ def run(spec: RunSpec, ctx: Context) -> AllocatorResult:
         dims=WORKLOADS[work.name].dims,
         params=work.params,
         peaks=peaks,
+        training_pass=work.step,
     )
 
 

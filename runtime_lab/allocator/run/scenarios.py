@@ -25,6 +25,7 @@ Calls = list[tuple[tuple[int, ...], str]]
 SLEEP_CYCLES = 100_000_000  # ~50 ms of GPU clock: the side stream is surely busy at the free
 SIDE_SIDE_MAX = 4096  # the side-stream buffer: 64 MiB in fp32 shows the effect clearly
 GRAPH_CALLS = 4  # reduce-overhead: warm-up, record, then replays
+HELD = "forward (activations held)"  # a training step's mark between forward and backward
 
 
 def _label(shape: tuple[int, ...], dtype: str, default: str) -> str:
@@ -37,7 +38,8 @@ def _step(probe: Probe, work: rw.Workload, name: str, i: int, label: str, shape,
     probe.reset_peak()
     start = time.perf_counter()
     loaded = work.load(shape, dtype, probe.device)
-    out = loaded.call()
+    # a training step: marked between its passes, where activations for the backward are held
+    out = work.run(loaded, lambda: probe.mark(name, i, label, HELD))
     probe.sync()
     probe.mark(name, i, label, "computed", (time.perf_counter() - start) * 1e3)
     del loaded, out
@@ -93,7 +95,7 @@ def _round(
     start = time.perf_counter()
     for shape, dtype in calls:
         loaded = work.load(shape, dtype, probe.device)
-        out = loaded.call()
+        out = work.run(loaded)
         del loaded, out
         if every:
             t = time.perf_counter()

@@ -7,8 +7,11 @@ from dataclasses import dataclass
 
 import torch
 
+from runtime_lab import passes
 from runtime_lab.allocator.result import WorkloadPeak
 from runtime_lab.lab import compile_tools as ct
+from runtime_lab.lab import training
+from runtime_lab.passes import has_backward
 from runtime_lab.spec import RunSpec
 from runtime_lab.workloads import ops
 from runtime_lab.workloads.fit import spec_params
@@ -24,9 +27,30 @@ class Workload:
     name: str = "pointwise"
     params: tuple[tuple[str, int], ...] = ()
     seed: int = 0
+    step: str = "fwd"  # the spec's pass; the child processes (A/B, outside) run the forward
 
     def load(self, shape, dtype: str, device) -> ops.Loaded:
         return ops.load(self.name, shape, dtype, device, self.seed, dict(self.params))
+
+    def caller(self, fn, module):
+        """fn as the spec's pass calls it: fn itself for fwd; with a backward, f(*inputs) that
+        runs a training step of fn over them (forward, then backward: the step's memory, the
+        gradients freed with it) and returns the output."""
+        if not has_backward(self.step):
+            return fn
+        return lambda *inputs: training.step(fn, inputs, "fwd_bwd", module)()
+
+    def run(self, loaded: ops.Loaded, held=None):
+        """One call of the pass over loaded's inputs; with a backward, held() is called
+        between forward and backward, while the graph holds what the backward saved."""
+        if not has_backward(self.step):
+            return loaded.call()
+        step = training.step(loaded.fn, loaded.inputs, "fwd_bwd", loaded.module)
+        out = step.run_forward()
+        if held is not None:
+            held()
+        step.run_backward(out)
+        return out
 
     def args(self) -> dict:
         """As a child process's JSON arguments take it (run_ab_child, run_outside_child)."""
@@ -42,7 +66,7 @@ class Workload:
 def of(spec: RunSpec) -> Workload:
     name = spec.option("workload")
     params = ops.merged_params(name, spec_params(spec))
-    return Workload(name, tuple(sorted(params.items())), spec.seed)
+    return Workload(name, tuple(sorted(params.items())), spec.seed, passes.of(spec))
 
 
 def live_bytes(work: Workload, shape, dtype: str) -> int:
@@ -73,9 +97,11 @@ def one_shape(probe, compiled, work: Workload, call, label: str, i: int) -> Work
     then measured. Peaks reset before each measured call. On CPU one call of each."""
     shape, dtype = call
     loaded = work.load(shape, dtype, probe.device)
+    # the spec's pass: with a backward, each call is a training step (its peak: the step's)
+    eager, compiled = work.caller(loaded.fn, loaded.module), work.caller(compiled, loaded.module)
     if probe.cuda:  # the CPU has no peak to read: one call of each is all it needs
-        loaded.call()  # dropped at once
-    eager_peak, eager_out = peak_above(probe, loaded.fn, loaded.inputs)
+        eager(*loaded.inputs)  # dropped at once
+    eager_peak, eager_out = peak_above(probe, eager, loaded.inputs)
     probe.mark("compiled", i, f"eager {label}", "one call")
     before = ct.compile_records()
     start = time.perf_counter()

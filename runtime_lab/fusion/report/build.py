@@ -9,15 +9,17 @@ from typing import Any
 import altair as alt
 
 from runtime_lab.compiler import frames as cf
+from runtime_lab.fusion.report import autotune as ra
 from runtime_lab.fusion.report import charts as fc
-from runtime_lab.fusion.report import checks
+from runtime_lab.fusion.report import checks, correctness
 from runtime_lab.fusion.report import frames as ff
 from runtime_lab.fusion.report import kernel_table as fk
 from runtime_lab.fusion.report import kernel_views as rk
 from runtime_lab.fusion.report import notes as report_notes
 from runtime_lab.fusion.report import summary as report_summary
 from runtime_lab.fusion.report import workload as rw
-from runtime_lab.fusion.report.charts import fmt_seconds
+from runtime_lab.fusion.report.cache import WorkingSet, working_set
+from runtime_lab.fusion.report.checks import OVER_CEILING_PCT as OVER
 from runtime_lab.fusion.report.figures import FusionFigures, figures
 from runtime_lab.fusion.report.roofline import roofline_chart, roofline_frame, roofs_frame
 from runtime_lab.fusion.report.verdict import verdict
@@ -25,7 +27,7 @@ from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionRe
 from runtime_lab.glossary import registry as glossary
 from runtime_lab.report import Metric, Report, run_json_download
 from runtime_lab.view import charts
-from runtime_lab.view.fmt import fmt_ms
+from runtime_lab.view.fmt import fmt_ms, fmt_seconds
 
 
 def _count(value: float | None) -> str:
@@ -37,6 +39,11 @@ def _kernels_word(value: float | None) -> str:
 
 
 def _headline(result: FusionResult, key: Mapping[str, Any], by: dict[str, ModeResult]) -> str:
+    """What ran and how fast, then each mode whose answer is wrong or which has no time."""
+    return "; ".join((_speed(result, key, by), *correctness.headline_sentences(result)))
+
+
+def _speed(result: FusionResult, key: Mapping[str, Any], by: dict[str, ModeResult]) -> str:
     device = "CPU" if result.device == "cpu" else result.device
     named = f" {result.variant}" if rw.catalog_run(result) or result.variant != "pointwise" else ""
     head = f"fusion{named} {device} {'x'.join(map(str, result.shape))} {result.dtype}"
@@ -60,7 +67,21 @@ def _help(path: str, detail: str | None = None) -> str | None:
     return glossary.help_text("fusion", path, detail)
 
 
-def _metrics(key: Mapping[str, Any], modes, by: dict[str, ModeResult]) -> list[Metric]:
+def _over_why(modes, ws: WorkingSet) -> str | None:
+    """Why a bar reads above the ceiling line, in this run's sizes (None: none does)."""
+    return None if checks.over_ceiling(modes).empty else f"Above the ceiling: {ws.over_ceiling()}."
+
+
+def _best_pct(best, ws: WorkingSet) -> str:
+    if best is None:
+        return "—"
+    cached = " · above the ceiling: cache" if ws.fits and best["ceiling_pct"] > OVER else ""
+    return f"{best['ceiling_pct']:.0f} % ({best['mode']}{cached})"
+
+
+def _metrics(
+    key: Mapping[str, Any], modes, by: dict[str, ModeResult], ws: WorkingSet
+) -> list[Metric]:
     compiled = key["compiled_mode"]
     best = modes.dropna(subset=["ceiling_pct"])
     best = best.loc[best["ceiling_pct"].idxmax()] if not best.empty else None
@@ -115,8 +136,11 @@ def _metrics(key: Mapping[str, Any], modes, by: dict[str, ModeResult]) -> list[M
         ),
         Metric(
             "best % of ceiling",
-            "—" if best is None else f"{best['ceiling_pct']:.0f} % ({best['mode']})",
-            _help("max_ceiling_pct"),
+            _best_pct(best, ws),
+            _help(
+                "max_ceiling_pct",
+                None if best is None or best["ceiling_pct"] <= OVER else ws.over_ceiling(),
+            ),
         ),
     ]
 
@@ -124,6 +148,7 @@ def _metrics(key: Mapping[str, Any], modes, by: dict[str, ModeResult]) -> list[M
 # a title's first words -> its tab (report.TAB_ORDER); the modes table is the timing summary
 TAB_OF = (
     ("Kernel", "Kernels"),
+    ("Autotune", "Kernels"),
     ("Compile", "Compile"),
     ("Evidence", "Compile"),
     ("Generated code", "Compile"),
@@ -142,7 +167,7 @@ def _tabs(titles: list[str]) -> dict[str, str]:
 
 
 def _charts(
-    result, fig: FusionFigures, modes, kernels, compile_long, clock_chart
+    result, fig: FusionFigures, modes, kernels, compile_long, clock_chart, ws: WorkingSet
 ) -> list[tuple[str, alt.TopLevelMixin]]:
     found: list[tuple[str, alt.TopLevelMixin]] = []
     best, source = fig.ceiling_gbps, fig.ceiling_source
@@ -159,7 +184,7 @@ def _charts(
         found.append(
             (
                 f"Bandwidth: achieved GB/s against the {source} ceiling",
-                fc.roofline_chart(modes, best, source),
+                fc.roofline_chart(modes, best, source, _over_why(modes, ws)),
             )
         )
     points = roofline_frame(result, fig.modes)
@@ -229,7 +254,9 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
     ok = any(m.ran for m in result.modes) and all(m.tolerance_passed for m in checked)
     shown = kernels.drop(columns="kernel") if kernels["kernel"].equals(kernels["name"]) else kernels
     kernel_views = rk.views(result, fig, modes, resources)  # occupancy; the long-chain what-if
+    tuned = ra.views(result)  # max-autotune's choices per GEMM/template
     tables = [("Modes", _readable(modes)), ("Kernels", _readable(shown)), *kernel_views.tables]
+    tables += tuned.tables
     clock_table, clock_chart = checks.clock_views(fig.clocks)
     if clock_table is not None:
         tables.append(("Three clocks", clock_table))
@@ -253,25 +280,35 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
         for mode, found in traced
         if (text := cf.guard_text(found))
     )
+    ws = working_set(result, run.get("env"))
     charts = (
-        *_charts(result, fig, modes, kernels, compile_long, clock_chart),
+        *_charts(result, fig, modes, kernels, compile_long, clock_chart, ws),
         *kernel_views.charts,
+        *tuned.charts,
     )
+    judged = verdict(result, fig)
+    said = judged.states if judged is not None else frozenset()
     return Report(
         headline=_headline(result, key, by),
         ok=ok,
-        metrics=(*_metrics(key, modes, by), *rw.metrics(result, fig), *checks.metrics(result, fig)),
+        metrics=(
+            *_metrics(key, modes, by, ws),
+            *rw.metrics(result, fig),
+            *checks.metrics(result, fig),
+        ),
         charts=charts,
         tables=tuple(tables),
         tabs=_tabs([t for t, *_ in (*charts, *tables, *code)]),
         notes=(
             *rw.notes(result, fig),
+            *correctness.notes(result),
             *report_notes.notes(run, result, key, modes, compile_long),
             *kernel_views.notes,
+            *tuned.notes,
         ),
         downloads=tuple(_downloads(run, result, kernels)),
         code=code,
-        warnings=tuple(checks.warnings(result, fig, modes)),
-        verdict=verdict(result, fig),
-        summary=report_summary.summary(result, fig, modes, [t for t, _ in charts]),
+        warnings=tuple(checks.warnings(result, fig, modes, ws)),
+        verdict=judged,
+        summary=report_summary.summary(result, fig, modes, [t for t, _ in charts], said, ws),
     )

@@ -7,6 +7,7 @@ import pandas as pd
 
 from runtime_lab.fusion.info import FUSION_MODES
 from runtime_lab.fusion.report.frames import PHASE_ORDER
+from runtime_lab.view.fmt import fmt_seconds
 
 MODE_COLORS = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#b279a2", "#9d755d")
 PHASE_COLORS = ("#4c78a8", "#72b7b2", "#f58518", "#e45756", "#b279a2", "#bab0ac")
@@ -24,12 +25,6 @@ def mode_scale(modes) -> alt.Scale:
     present += sorted(set(modes) - set(present))
     colors = dict(zip(FUSION_MODES, MODE_COLORS, strict=True))
     return alt.Scale(domain=present, range=[colors.get(m, "#bab0ac") for m in present])
-
-
-def fmt_seconds(value: float) -> str:
-    if value >= 1:
-        return f"{value:.1f} s"
-    return f"{value * 1e3:.3g} ms"
 
 
 def kernel_chart(kernels: pd.DataFrame, order: list[str]) -> alt.LayerChart:
@@ -161,9 +156,10 @@ def ceiling_layers(ceiling: float, channel: str, source: str = "copy") -> list[a
 
 
 def roofline_chart(
-    modes: pd.DataFrame, ceiling: float | None, source: str = "copy"
+    modes: pd.DataFrame, ceiling: float | None, source: str = "copy", why: str | None = None
 ) -> alt.LayerChart:
-    """Achieved GB/s per mode (bytes model / median time) against the best measured ceiling."""
+    """Achieved GB/s per mode (bytes model / median time) against the best measured ceiling;
+    `why`: a line under the chart saying why a bar reads above the ceiling."""
     data = modes[modes["achieved_gbps"].notna()]
     order = list(data["mode"])
     y = alt.Y("mode:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
@@ -196,7 +192,13 @@ def roofline_chart(
         .encode(x="achieved_gbps:Q", y=y, text="label:N", tooltip=tip)
     )
     layers = [bars, text] + (ceiling_layers(ceiling, "x", source) if ceiling else [])
-    return alt.layer(*layers).properties(height=alt.Step(34))
+    chart = alt.layer(*layers).properties(height=alt.Step(34))
+    if why:
+        caption = alt.TitleParams(
+            why, orient="bottom", anchor="start", fontSize=11, fontWeight="normal", limit=900
+        )
+        chart = chart.properties(title=caption)
+    return chart
 
 
 def _log_x(sweep: pd.DataFrame) -> alt.X:

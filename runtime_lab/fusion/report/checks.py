@@ -8,14 +8,14 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from runtime_lab.fusion.report.charts import fmt_seconds
+from runtime_lab.fusion.report.cache import WorkingSet
 from runtime_lab.fusion.report.clock_chart import clocks_chart
 from runtime_lab.fusion.report.clocks import clock_warning, clocks_frame
 from runtime_lab.fusion.report.figures import FusionFigures
 from runtime_lab.fusion.result import FusionResult
 from runtime_lab.glossary import registry as glossary
 from runtime_lab.report import Metric
-from runtime_lab.view.fmt import fmt_bytes
+from runtime_lab.view.fmt import fmt_bytes, fmt_seconds
 
 MEGA = "mega-cache"
 OVER_CEILING_PCT = 101.0  # beyond timer noise: the "ceiling" was not the device's limit
@@ -55,21 +55,24 @@ def metrics(result: FusionResult, fig: FusionFigures) -> list[Metric]:
     ]
 
 
-def warnings(result: FusionResult, fig: FusionFigures, modes: pd.DataFrame) -> list[str]:
-    """Modes above the ceiling, clocks that disagree."""
+def over_ceiling(modes: pd.DataFrame) -> pd.DataFrame:
+    """The modes that read above the measured memory ceiling."""
+    return modes[modes["ceiling_pct"].notna() & (modes["ceiling_pct"] > OVER_CEILING_PCT)]
+
+
+def warnings(
+    result: FusionResult, fig: FusionFigures, modes: pd.DataFrame, ws: WorkingSet
+) -> list[str]:
+    """Modes above the ceiling (with why, in this run's sizes), clocks that disagree."""
     if not result.timed_before_profiling:
         return []
     found = []
     best, source = fig.ceiling_gbps, fig.ceiling_source
-    over = modes[modes["ceiling_pct"].notna() & (modes["ceiling_pct"] > OVER_CEILING_PCT)]
-    for row in over.itertuples():
-        mb = row.bytes_per_call / 1e6
+    for row in over_ceiling(modes).itertuples():
         found.append(
-            f"{row.mode} reaches {row.ceiling_pct:.1f} % of the {source} ceiling "
-            f"({best:,.0f} GB/s): {row.ceiling_pct - 100:.1f} % above what was measured as the "
-            f"limit ({row.achieved_gbps:,.0f} GB/s from the bytes model, {mb:,.1f} MB per call; "
-            "a working set that fits in cache, or a byte pattern the ceiling does not share, "
-            "can do this)."
+            f"{row.mode} reaches {row.ceiling_pct:.0f} % of the {source} ceiling "
+            f"({best:,.0f} GB/s; {row.achieved_gbps:,.0f} GB/s from the bytes model, "
+            f"{fmt_bytes(row.bytes_per_call)} per call): {ws.over_ceiling()}."
         )
     disagree = clock_warning(fig.clocks)
     return found + ([disagree] if disagree else [])

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from runtime_lab.fusion.report.autotune import figures as autotune_figures
 from runtime_lab.fusion.report.clocks import clock_medians, clock_rows
 from runtime_lab.fusion.report.kernel_table import longest, resources_frame
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
@@ -249,6 +250,12 @@ def _summary(result, modes, best, source, resources) -> dict[str, Any]:
         found["mega_cache_artifact_bytes"] = mega.artifact_bytes
     if result.ideal_bytes:  # recorded since the workload catalog
         found |= workload_figures(result, modes)
+    if any(m.tolerance_rule for m in result.modes):  # judged against float64 since issue 41
+        found |= tolerance_figures(result)
+    if result.training_pass != "fwd":  # a training step: fwd runs keep the summary they had
+        found |= pass_figures(result)
+    if any(m.autotune is not None for m in result.modes):  # max-autotune on CUDA (issue 40)
+        found |= autotune_figures(result)
     if result.device_limits:  # recorded with kernel resources: each mode's main kernel
         found |= resource_figures(result, resources)
     if result.timed_before_profiling:
@@ -288,6 +295,32 @@ def workload_figures(result: FusionResult, modes) -> dict[str, Any]:
         "achieved_tflops": {f.mode: f.achieved_tflops for f in modes if f.achieved_tflops},
         "matmul_tflops": result.matmul_tflops,
         "peak_tflops": result.peak_tflops,
+    }
+
+
+def pass_figures(result: FusionResult) -> dict[str, Any]:
+    """A training step's figures: its pass, and per mode the kernels of each pass, with
+    each mode's gradients against float64 (issue 39)."""
+    ran = [m for m in result.modes if m.ran]
+    return {
+        "training_pass": result.training_pass,
+        "forward_kernels": {m.mode: m.forward_kernels for m in ran},
+        "backward_kernels": {m.mode: m.backward_kernels for m in ran},
+        "backward_kernel_names": {m.mode: [k.name for k in m.backward_kernel_rows] for m in ran},
+        "grad_rel_err_fp64": {m.mode: m.grad_rel_err_fp64 for m in ran},
+    }
+
+
+def tolerance_figures(result: FusionResult) -> dict[str, Any]:
+    """Each mode's error against float64, what its rule allowed, the rule; the modes outside
+    tolerance (timed all the same) and why any mode was not timed."""
+    judged = [m for m in result.modes if m.tolerance_rule]
+    return {
+        "max_err_fp64": {m.mode: m.max_abs_diff_fp64 for m in judged},
+        "allowed_err_fp64": {m.mode: m.allowed_err_fp64 for m in judged},
+        "tolerance_rule": {m.mode: m.tolerance_rule for m in judged},
+        "outside_tolerance": [m.mode for m in result.modes if m.tolerance_passed is False],
+        "not_timed": {m.mode: m.not_timed for m in result.modes if m.not_timed},
     }
 
 

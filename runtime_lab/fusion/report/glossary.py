@@ -25,6 +25,61 @@ _COMPILE = (
     "runs with the host's load and disk cache; compare them only between runs on one host."
 )
 
+# max-autotune's choices (issue 40): read from Inductor while the mode's first call compiles
+_AUTOTUNED = (
+    "Recorded while the max-autotune mode's first call compiled, on CUDA: Inductor benchmarks "
+    "each GEMM or template's candidates (Triton templates with their BLOCK_M/N/K, num_stages "
+    "and num_warps; extern ATen kernels, cuBLAS for mm; others such as decompose-k) and keeps "
+    "the fastest; the lab reads them from Inductor's feedback hook and its printed AUTOTUNE block."
+)
+AUTOTUNE = (
+    figure(
+        "autotune",
+        "autotune choices",
+        "list",
+        "neither",
+        f"{_AUTOTUNED} Per op: the mode, the op with its input sizes, every choice (name, kind, "
+        "config, time in ms, winner), the best Triton and best extern choice and the seconds.",
+        "Benchmark times are Inductor's own (a few calls each, inputs it made), not the lab's "
+        "timing; with benchmark-epilogue fusion Inductor may still swap the winner at fusion "
+        "time. An op whose times came from Inductor's autotune cache was not benchmarked "
+        "itself: an op of the same shapes was, by an earlier job or earlier in the compile.",
+    ),
+    figure(
+        "autotune_s.*.*",
+        "{} autotune time of {}",
+        "s",
+        "lower",
+        f"{_AUTOTUNED} Seconds Inductor reports for benchmarking the op's choices "
+        "('AUTOTUNE benchmarking takes … seconds'), precompiling not included.",
+        "One wall-clock figure, not a median: it moves with the host's load and the compile "
+        "workers' start; absent when the choices came from Inductor's autotune cache.",
+    ),
+    figure(
+        "triton_vs_extern.*.*",
+        "{} best Triton ÷ best extern (cuBLAS) time, {}",
+        "x",
+        "neither",
+        f"{_AUTOTUNED} The fastest Triton template's benchmark time over the fastest extern "
+        "(ATen: cuBLAS) choice's: above 1 the Triton template is slower, below 1 faster.",
+        "Two of Inductor's benchmark times, each over a few calls on its own inputs: a ratio "
+        "within a few percent of 1 is a tie; the shapes Inductor tuned are the op's as compiled.",
+    ),
+    figure(
+        "autotune_note.*",
+        "{} why no autotune choices",
+        "text",
+        "neither",
+        f"{_AUTOTUNED} When it benchmarked none: a cache served the compile (Inductor's FX graph "
+        "cache, or a function compiled by an earlier job in the worker), or the workload has "
+        "no GEMM or template to tune.",
+        "Says why the table is empty; clear Inductor's cache (or run in a fresh data directory) "
+        "to see the choices benchmarked.",
+    ),
+)
+
+HEADLINE = ("measured_speedup",)  # what a History label quotes of a run (registry.headline_keys)
+
 FIGURES = (
     figure(
         "steady_state_ms.*",
@@ -179,7 +234,59 @@ FIGURES = (
         "The largest elementwise |mode output − eager output| over every mode, in the output's "
         "own units, from the correctness check before anything is timed.",
         "Compare it with the dtype's tolerance, not with zero: bf16 and fp16 differ in the last "
-        "bits between kernels by design.",
+        "bits between kernels by design. Since issue 41 a mode is judged against float64 "
+        "(max_err_fp64), not against eager.",
+    ),
+    figure(
+        "max_err_fp64.*",
+        "{} max error against float64",
+        "number",
+        "lower",
+        "The largest elementwise |mode output − float64 reference| (the workload's reference, "
+        "else fn on float64 copies of the inputs), in the output's own units, from the check "
+        "before anything is timed.",
+        "Read it against the mode's allowed error, not against zero: bf16 and fp16 round every "
+        "output, and a reduction adds its accumulation error.",
+    ),
+    figure(
+        "allowed_err_fp64.*",
+        "{} allowed error against float64",
+        "number",
+        "neither",
+        "What the rule that decided allowed: the float64 bound C · (eps(dtype) + eps(float32) · "
+        "√K) · max |reference| (C = 2, K the sum of the workload's reduction lengths), else "
+        "eager's own error plus one epsilon of the largest output; on a failure the more "
+        "lenient of the two (docs/measurement.md).",
+        "In bf16 and fp16 an error of one or two ulps of the largest output (1 % in bf16) is "
+        "within it: the bound tells a wrong answer (a dropped term, a wrong index) from "
+        "rounding, not a slightly biased one.",
+    ),
+    figure(
+        "tolerance_rule.*",
+        "{} tolerance rule",
+        "text",
+        "neither",
+        "The rule that decided: 'float64 bound' or 'no worse than eager' (the one passed, or "
+        "on a failure the more lenient one), 'finite output' or 'output shape'.",
+        "'no worse than eager' passes a mode as wrong as eager: read eager's error too.",
+    ),
+    figure(
+        "outside_tolerance",
+        "modes outside tolerance",
+        "list",
+        "neither",
+        "The modes whose answer failed the check; each is timed all the same where its output "
+        "is finite, and the headline says its speed is of a wrong answer.",
+        "A mode in this list has figures: do not quote them as a speed-up.",
+    ),
+    figure(
+        "not_timed.*",
+        "{} not timed",
+        "text",
+        "neither",
+        "Why a mode that could run has no time: an exception (its first line), NaN or "
+        "infinite values where float64 has numbers, or an output of another shape.",
+        "The mode's other figures (kernels, compile) are missing too.",
     ),
     figure(
         "copy_ceiling_gbps",
@@ -259,6 +366,58 @@ FIGURES = (
         "neither",
         "The kernels the profiler saw in the compiled mode's profiled calls (after timing).",
         "On a CPU these are the profiler's CPU ops, not device kernels.",
+    ),
+    figure(
+        "training_pass",
+        "pass",
+        "text",
+        "neither",
+        "Which pass of a training step each mode timed: fwd (the forward alone), bwd (the "
+        "backward alone, its forward run outside the timed region with the graph retained) or "
+        "fwd_bwd (both); bwd and fwd_bwd give the workload's floating inputs requires_grad.",
+        "Never a number; compare times only between runs of the same pass.",
+    ),
+    figure(
+        "forward_kernels.*",
+        "{} forward kernels per call",
+        "count",
+        "lower",
+        "Launches per call inside the step's forward range of the profiled calls (after "
+        "timing): device kernels on a GPU, compute ops on a CPU. In eager the ops of the "
+        "forward; compiled, the kernels of AOTAutograd's forward graph.",
+        "None for bwd (its timed call runs no forward); on a CPU these are the profiler's ops, "
+        "views and casts included, not device kernels.",
+    ),
+    figure(
+        "backward_kernels.*",
+        "{} backward kernels per call",
+        "count",
+        "lower",
+        "Launches per call inside the step's backward range of the profiled calls: eager's "
+        "autograd ops (autograd::engine::evaluate_function), or the kernels of the compiled "
+        "backward graph (CompiledFunctionBackward) with the gradients' own bookkeeping. "
+        "Gradients are set to None before each call, so none accumulates.",
+        "On a CPU these are the profiler's ops, views and casts included; a kernel launched "
+        "outside the step's ranges (none is, today) would be counted in neither pass.",
+    ),
+    figure(
+        "backward_kernel_names.*",
+        "{} backward kernels",
+        "list",
+        "neither",
+        "The kernels the profiler saw in the mode's backward range (after timing).",
+        "On a CPU these are the profiler's CPU ops, not device kernels.",
+    ),
+    figure(
+        "grad_rel_err_fp64.*",
+        "{} gradient error against float64",
+        "number",
+        "lower",
+        "The largest absolute difference of any gradient from the same backward run over "
+        "float64 copies of the inputs (the same upstream gradient), over the largest float64 "
+        "gradient.",
+        "Relative to the largest gradient: a small gradient's own error can be larger; in "
+        "bf16/fp16 eager's error is the yardstick (the run records both).",
     ),
     figure(
         "workload",
@@ -377,4 +536,5 @@ FIGURES = (
         "What caps the longest kernel's occupancy: registers, shared memory, warps or blocks.",
         "Follows the occupancy figure: theoretical, from the kernel's launch resources.",
     ),
+    *AUTOTUNE,
 )

@@ -8,13 +8,15 @@ from typing import Any
 
 from runtime_lab.compiler import frames as cf
 from runtime_lab.fusion.report import checks, sweep
-from runtime_lab.fusion.report.charts import fmt_seconds
 from runtime_lab.fusion.result import FusionResult
+from runtime_lab.view.fmt import fmt_seconds
 
+# said of any workload: the run's own kernels are listed by _kernel_note
 CPU_NOTE = (
-    "On CPU the kernel lists are the profiler's CPU ops: eager runs four aten ops, Inductor one "
-    "C++ kernel it generated (graph_N_cpp_fused_…). Device timing (CUDA events), CUDA graphs and "
-    "Triton kernels need CUDA; the times here are host wall time of synchronous calls."
+    "On CPU the kernel lists are the profiler's CPU ops: the aten ops eager dispatches, and for "
+    "a compiled mode the C++ kernels Inductor generated (graph_N_cpp_fused_…) beside any aten "
+    "op it left as a library call. Device timing (CUDA events), CUDA graphs and Triton kernels "
+    "need CUDA; the times here are host wall time of synchronous calls."
 )
 
 EVIDENCE_NOTE = (

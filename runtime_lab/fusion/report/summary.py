@@ -8,12 +8,12 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from runtime_lab.fusion.report.charts import fmt_seconds
-from runtime_lab.fusion.report.checks import OVER_CEILING_PCT
+from runtime_lab.fusion.report.cache import WorkingSet
+from runtime_lab.fusion.report.checks import over_ceiling
 from runtime_lab.fusion.report.figures import NAIVE_RECORD, FusionFigures, naive_arms
 from runtime_lab.fusion.result import FusionResult
-from runtime_lab.report import Metric, Summary
-from runtime_lab.view.fmt import fmt_ms
+from runtime_lab.report import CACHE, CLOCKS, Metric, Summary
+from runtime_lab.view.fmt import fmt_ms, fmt_seconds
 from runtime_lab.view.summary import figure, first_sentence, fit, pairs
 
 # the chart that shows the headline's claim (eager against the compiled mode, every sample),
@@ -22,15 +22,22 @@ CHART_STARTS = ("Steady-state time per call", "Kernels per call")
 
 
 def summary(
-    result: FusionResult, fig: FusionFigures, modes: pd.DataFrame, chart_titles: Sequence[str]
+    result: FusionResult,
+    fig: FusionFigures,
+    modes: pd.DataFrame,
+    chart_titles: Sequence[str],
+    said: frozenset[str] = frozenset(),
+    ws: WorkingSet | None = None,
 ) -> Summary:
+    """`said`: what the headline's verdict already doubts (report.Verdict.states): its
+    warning stays in the Notes; `ws`: the run's working set against its cache."""
     return Summary(
         pairs=_pairs(result, fig),
         chart=next(
             (t for start in CHART_STARTS for t in chart_titles if t.startswith(start)), None
         ),
         prose=fit(_prose(result, fig, modes)),
-        warnings=tuple(_warnings(fig, modes)),
+        warnings=tuple(_warnings(fig, modes, said, ws)),
     )
 
 
@@ -131,18 +138,21 @@ def _prose(result: FusionResult, fig: FusionFigures, modes: pd.DataFrame) -> lis
     return found
 
 
-def _warnings(fig: FusionFigures, modes: pd.DataFrame) -> list[str]:
-    """checks.warnings in one line each: every mode over the ceiling, every clock flagged."""
+def _warnings(
+    fig: FusionFigures, modes: pd.DataFrame, said: frozenset[str], ws: WorkingSet | None
+) -> list[str]:
+    """checks.warnings in one line each (every mode over the ceiling, every clock flagged),
+    less those the verdict beside the headline already says."""
     found = []
-    over = modes[modes["ceiling_pct"].notna() & (modes["ceiling_pct"] > OVER_CEILING_PCT)]
-    if not over.empty:
+    over = over_ceiling(modes)
+    if not over.empty and CACHE not in said:
+        why = ws.over_ceiling() if ws else "the working set may fit in cache"
         found.append(
             f"{', '.join(over['mode'])} exceed the {fig.ceiling_source} ceiling (up to "
-            f"{over['ceiling_pct'].max():.0f} %): the working set fits in cache, or its byte "
-            "pattern is not the ceiling's. Details: Notes."
+            f"{over['ceiling_pct'].max():.0f} %): {why}. Details: Notes."
         )
     flagged = [r for r in fig.clocks if r["flagged"]]
-    if flagged:
+    if flagged and CLOCKS not in said:
         clocks = ", ".join(dict.fromkeys(r["clock"] for r in flagged))
         ratios = [r["ratio_to_lab"] for r in flagged]
         found.append(

@@ -1,22 +1,24 @@
-"""Whether fusion's headline speed-up holds: spread, clocks, contention, tolerance, caches."""
+"""Whether fusion's headline speed-up holds: tolerance, spread, clocks, contention, caches."""
 
 from __future__ import annotations
 
+from runtime_lab.fusion.report import correctness
 from runtime_lab.fusion.report.checks import OVER_CEILING_PCT
 from runtime_lab.fusion.report.clocks import AGREES, LAB
 from runtime_lab.fusion.report.figures import FusionFigures
 from runtime_lab.fusion.result import FusionResult
-from runtime_lab.report import Verdict
+from runtime_lab.report import CACHE, CLOCKS, CONTENDED, Verdict
 from runtime_lab.results import stats
 
 
 def verdict(result: FusionResult, fig: FusionFigures) -> Verdict | None:
     """Ok when eager's and the compiled mode's figures behind the speed-up hold; else one line
-    of what to doubt and the range the speed-up takes (other clocks, quartiles). None where the
-    headline quotes no speed-up and every checked mode passed."""
-    failed = [m.mode for m in result.modes if m.tolerance_passed is False]
-    if failed:
-        return Verdict(False, f"{', '.join(failed)} outside tolerance against eager: not timed.")
+    of what to doubt and the range the speed-up takes (other clocks, quartiles); first, any
+    mode timed on a wrong answer or not timed at all. None where the headline quotes no
+    speed-up and every mode has a time and an answer within tolerance."""
+    wrong = correctness.verdict_lines(result)  # a wrong answer's speed, or none: never green
+    if wrong:
+        return Verdict(False, " ".join(wrong))
     key = fig.summary
     measured, compiled = key["measured_speedup"], key["compiled_mode"]
     by = {f.mode: f for f in fig.modes}
@@ -30,16 +32,21 @@ def verdict(result: FusionResult, fig: FusionFigures) -> Verdict | None:
         spread = ", ".join(f"{f.mode} {100 * f.iqr_ms / f.steady_state_ms:.0f} %" for f in noisy)
         doubts.append(f"noisy (IQR/median: {spread})")
         ratios += _quartile_ratios(result, compiled)
-    doubts += _clock_doubts(fig, arms, measured, ratios)
+    clocked = _clock_doubts(fig, arms, measured, ratios)
+    doubts += clocked
+    states = {"noise"} if noisy else set()
+    states |= {CLOCKS} if clocked else set()
     modes = {m.mode: m for m in result.modes}
     contended = [(m, modes[m].timing.cpu_others_pct) for m in arms if modes[m].timing.contended]
     if contended:
         worst = max(pct for _, pct in contended)
         doubts.append(f"host contended (others took up to {worst:.0f} % of the cores)")
+        states.add(CONTENDED)
     cached = [by[m] for m in arms if (by[m].ceiling_pct or 0) > OVER_CEILING_PCT]
     if cached:
         over = ", ".join(f"{f.mode} {f.ceiling_pct:.0f} %" for f in cached)
         doubts.append(f"working set in cache ({over} of the measured ceiling)")
+        states.add(CACHE)
     if not doubts:
         return Verdict(True)
     low, high = min(ratios), max(ratios)
@@ -47,6 +54,7 @@ def verdict(result: FusionResult, fig: FusionFigures) -> Verdict | None:
         False,
         f"Doubt: {'; '.join(doubts)}. The speed-up could be {low:.2g}×–{high:.2g}×.",
         (low, high),
+        frozenset(states),
     )
 
 

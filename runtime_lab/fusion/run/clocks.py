@@ -11,9 +11,10 @@ import torch
 from runtime_lab import config
 from runtime_lab.fusion.result import ClockReading, ModeResult
 from runtime_lab.fusion.run.modes import LOOP_CALLS
+from runtime_lab.lab import training
 from runtime_lab.lab.base import Context
 from runtime_lab.lab.clocks import benchmark_clock, do_bench_clock
-from runtime_lab.lab.profiling import launch_order, profile_calls
+from runtime_lab.lab.profiling import launch_order, profile_calls, profile_step
 from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure_loop
 from runtime_lab.results import Timing, stats
 
@@ -77,14 +78,33 @@ def profile_mode(
     ops: eager's op list with bytes (workloads/ops.eager_call), for each kernel's bytes per
     launch; fused: the mode runs Inductor's code (one kernel then moves the whole call's bytes)."""
     trace = config.data_dir() / "traces" / f"{uuid.uuid4().hex[:12]}-{mode.mode}.json"
+    step = isinstance(fn, training.Step)
     try:
-        kernels = profile_calls(fn, device, PROFILED_CALLS, trace)
-        if device.type == "cuda":
+        if step:  # a training step: its kernels split by pass too
+            kernels, split = profile_step(fn, device, PROFILED_CALLS, trace)
+        else:
+            kernels = profile_calls(fn, device, PROFILED_CALLS, trace)
+        if device.type == "cuda" and not step:  # the bytes model is the forward's
             kernels = _with_bytes(kernels, mode, launch_order(trace), ops, fused)
     except Exception as exc:  # the timings stand; say why there is no kernel list
         return replace(mode, error=f"profiling failed: {type(exc).__name__}: {exc}"[:2000])
-    count = sum(k.calls_per_run for k in kernels if device.type == "cuda" or _is_compute(k.name))
-    return replace(mode, kernels=kernels, kernel_count=count, trace_file=str(trace))
+    count = _count(kernels, device)
+    found = replace(mode, kernels=kernels, kernel_count=count, trace_file=str(trace))
+    if not step:  # the forward alone: all of its kernels are the forward's
+        return replace(found, forward_kernels=count)
+    forward = split.forward if fn.step == "fwd_bwd" else ()
+    return replace(
+        found,
+        forward_kernels=_count(forward, device) if fn.step == "fwd_bwd" else None,
+        backward_kernels=_count(split.backward, device),
+        forward_kernel_rows=forward,
+        backward_kernel_rows=split.backward,
+    )
+
+
+def _count(kernels: tuple, device: torch.device) -> float:
+    """Launches per call: every device kernel on a GPU, compute rows (not bookkeeping) on a CPU."""
+    return sum(k.calls_per_run for k in kernels if device.type == "cuda" or _is_compute(k.name))
 
 
 def _with_bytes(kernels: tuple, mode: ModeResult, order: tuple, ops: tuple, fused: bool) -> tuple:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from runtime_lab import config
+from runtime_lab import config, passes
 from runtime_lab.fusion.result import EagerOp, FusionResult, ModeResult
+from runtime_lab.fusion.run import autotune, correctness, grads
 from runtime_lab.fusion.run.clocks import PROFILED_CALLS, cross_check, profile_mode
 from runtime_lab.fusion.run.evidence import add_evidence
 from runtime_lab.fusion.run.latency import SUBPROCESS_NOTE, compile_latencies
@@ -34,23 +35,6 @@ def estimate_bytes(spec: RunSpec) -> int:
     return ops.footprint(name, spec.shape, spec.dtype, spec_params(spec), modes + 1) + flush
 
 
-def _compare(out: torch.Tensor, eager: torch.Tensor, ref64: torch.Tensor, tol: tuple) -> dict:
-    """Against eager under dtype-aware tolerances; failing that, a mode still passes when it is
-    no further from the float64 truth than eager is. In bf16/fp16 a fused kernel keeps fp32
-    intermediates and rounds once, so it can differ from eager by more than eager's own error
-    while being the more accurate of the two (seen on the H200: bf16 16384², diff 0.19)."""
-    rtol, atol = tol
-    diff = (out.double() - ref64).abs().max().item()
-    eager_diff = (eager.double() - ref64).abs().max().item()
-    close = bool(torch.allclose(out, eager, rtol=rtol, atol=atol))
-    return {
-        "max_abs_diff": (out.float() - eager.float()).abs().max().item(),
-        "max_abs_diff_fp64": diff,
-        "rel_err_fp64": diff / max(ref64.abs().max().item(), 1e-30),
-        "tolerance_passed": close or diff <= eager_diff + atol,
-    }
-
-
 def run_mode(mode: str, spec: RunSpec, made: dict, ctx: Context) -> tuple[ModeResult, object]:
     """Build, check, then time a mode on the lab's clock; no profiler here (its loop and other
     clocks come once every mode has its headline figure: run_clocks.cross_check). Returns
@@ -72,12 +56,14 @@ def run_mode(mode: str, spec: RunSpec, made: dict, ctx: Context) -> tuple[ModeRe
     compiles = []
     ctx.progress(f"{mode}: first call", None, None)
     fn = build(mode, spec, inputs)
-    first = ct.timed_call(fn, device)
+    with autotune.capture(mode, device) as tuning:  # max-autotune on CUDA: its choices
+        first = ct.timed_call(fn, device)
     if mode != "eager":
         detail = "compile as configured (caches as they are; 0 compiles: already compiled)"
         compiles = [ct.latency("first call", first, detail)]
     out = fn().clone()
-    checks = _compare(out, made["eager_out"], made["ref64"], made["tolerance"])
+    checks = _check(out, spec, made)
+    checks |= grads.checks(fn, made)  # with a backward: the gradients against float64
     graphs, breaks, reasons = ct.graph_info()
     info = {
         **base,
@@ -89,10 +75,12 @@ def run_mode(mode: str, spec: RunSpec, made: dict, ctx: Context) -> tuple[ModeRe
         "generated_code": ct.generated_code(code_mark) if mode in INDUCTOR_MODES else None,
         "cuda_graph_compatible": _graph_ok(mode, device),
         "cudagraph_skip": ct.cudagraph_skip() if mode == "inductor-reduce-overhead" else None,
+        "autotune": autotune.result(tuning, compiles[0] if compiles else None),
     }
-    if not checks["tolerance_passed"]:  # correctness before timing: a wrong answer gets no speed
-        error = "output outside tolerance against eager: not timed"
-        return ModeResult(ran=False, error=error, **info), None
+    if checks["not_timed"]:  # NaN, inf or another shape: nothing a time could be quoted for
+        return ModeResult(ran=False, error=f"{checks['not_timed']}: not timed", **info), None
+    # a finite wrong answer is timed and flagged (tolerance_passed False): its report says
+    # the speed is of a wrong answer, where a missing figure said nothing (issue 41)
     timing = measure(
         fn,
         device=device,
@@ -107,6 +95,13 @@ def run_mode(mode: str, spec: RunSpec, made: dict, ctx: Context) -> tuple[ModeRe
         # one more untimed call: which Triton kernels it launches, with their metadata
         info["triton_kernels"], info["triton_note"] = triton_meta.kernels(fn, code_mark)
     return ModeResult(ran=True, timing=timing, **info), fn
+
+
+def _check(out, spec: RunSpec, made: dict) -> dict:
+    """The output against the float64 reference under the workload's bound (correctness)."""
+    _, atol = made["tolerance"]
+    reductions = made["reductions"]
+    return correctness.check(out, made["eager_out"], made["ref64"], spec.dtype, reductions, atol)
 
 
 def _graph_ok(mode: str, device: torch.device) -> bool | None:
@@ -133,6 +128,7 @@ def _prepare(spec: RunSpec, device: torch.device) -> dict:
         "unit_bytes": first.numel() * first.element_size(),
         "ref64": ops.reference(work),
         "tolerance": ops.tolerance(work, spec.dtype),
+        "reductions": ops.reduction_lengths(work),
         "flops": ops.flops(work),
     }
 
@@ -145,6 +141,7 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
     made = _prepare(spec, device)
     made["limits"] = device_limits.read(device)
     made["notes"] = []
+    grads.prepare(spec, made)  # a backward pass: refused here, in one line, if there is none
     modes = spec.option("modes").split(",")
     results, callables = [], {}
     # Phase 1, every timed figure of the job: modes, the fresh processes, the sweep, the ceiling
@@ -155,8 +152,11 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
             results.append(found)
         except Exception as exc:  # one mode failing (e.g. a compile error) must not hide the rest
             error = f"{type(exc).__name__}: {exc}"[:2000]
-            results.append(ModeResult(mode=mode, ran=False, error=error))
+            results.append(
+                ModeResult(mode=mode, ran=False, error=error, not_timed=correctness.one_line(error))
+            )
     del made["ref64"]
+    made.pop("grads", None)
     plain = spec.option("workload") == "pointwise"
     if not plain and (spec.option("fresh_process") or spec.option("mega_cache")):
         made["notes"].append(SUBPROCESS_NOTE)
@@ -226,8 +226,10 @@ def _result(spec: RunSpec, device, results: list, points: tuple, made: dict) -> 
         eager_bytes=made["eager_bytes"],
         eager_ops=made["eager_ops"],
         flops_per_call=made["flops"],
+        reduction_lengths=made["reductions"],
         device_limits=limits,
         limits_note=limits_note,
+        training_pass=passes.of(spec),
         **made["ceiling"],
         **made["compute"],
     )

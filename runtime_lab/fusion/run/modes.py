@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import torch
 
+from runtime_lab import passes
 from runtime_lab.lab import compile_tools as ct
+from runtime_lab.lab import training
 from runtime_lab.spec import RunSpec
 from runtime_lab.workloads.registry import op_module
 
@@ -24,6 +26,7 @@ _COMPILED: dict[tuple, object] = {}
 def _compiled(mode: str, spec: RunSpec, fresh: bool):
     """torch.compile of the workload for a mode, kept across jobs (see _COMPILED)."""
     key = (mode, spec.option("fullgraph"), spec.option("dynamic"), spec.option("workload"))
+    key += (passes.of(spec) == "bwd",)  # its backward keeps no donated buffers (training.py)
     if fresh or key not in _COMPILED:
         _COMPILED[key] = compile_copy(mode, spec)
     return _COMPILED[key]
@@ -53,14 +56,23 @@ def compiles(mode: str) -> bool:
 
 
 def build(mode: str, spec: RunSpec, inputs: tuple, fresh: bool = False):
-    """The callable for a mode over the workload's inputs (compiling modes compile on their
-    first call)."""
-    work = op_module(spec.option("workload")).fn
-    if mode == "eager":
-        return lambda: work(*inputs)
+    """The callable for a mode over the workload's inputs, for the spec's pass (compiling
+    modes compile on their first call: with a backward, AOTAutograd's forward and backward
+    graphs both, so the first call is the joint graph's compile)."""
+    module, step = op_module(spec.option("workload")), passes.of(spec)
+    if passes.has_backward(step) and mode in GRAPH_MODES:
+        raise ValueError(
+            f"{mode} captures the forward alone: a CUDA graph of the backward is not built; "
+            "allowed pass: fwd"
+        )
     if mode == "cuda-graph":
-        return cuda_graph(work, inputs)
-    return over(mode, _compiled("inductor" if mode in GRAPH_MODES else mode, spec, fresh), inputs)
+        return cuda_graph(module.fn, inputs)
+    if mode == "eager":
+        return training.step(module.fn, inputs, step, module)
+    compiled = _compiled("inductor" if mode in GRAPH_MODES else mode, spec, fresh)
+    if mode == "cuda-graph-inductor":
+        return over(mode, compiled, inputs)
+    return training.step(compiled, inputs, step, module)
 
 
 def over(mode: str, compiled, inputs: tuple):

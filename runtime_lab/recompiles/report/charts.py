@@ -7,6 +7,7 @@ import pandas as pd
 
 from runtime_lab.recompiles.report.figures import MODE_ORDER
 from runtime_lab.recompiles.result import CUDAGRAPH_STATES, EVENTS
+from runtime_lab.view import fmt
 
 EVENT_COLORS = ("#4c78a8", "#e45756", "#54a24b", "#f58518", "#222222")
 EVENT_SHAPES = ("circle", "triangle-down", "circle", "diamond", "cross")
@@ -22,7 +23,7 @@ LEGEND = {"orient": "bottom", "columns": 5, "labelLimit": 300}
 def fmt_seconds(value: float | None) -> str:
     if value is None or value != value:  # NaN: no compile on this call
         return ""
-    return f"{value:.2f} s" if value >= 1 else f"{value * 1e3:.3g} ms"
+    return fmt.fmt_seconds(value)
 
 
 def _event_scale(kind: str) -> alt.Scale:

@@ -15,6 +15,8 @@ _COUNT = (
 )
 _GRAPHS = "(graphs, recompiles and guards, CUDA graphs)"
 
+HEADLINE = ("unique_graphs.*",)  # what a History label quotes of a run (registry.headline_keys)
+
 FIGURES = (
     figure(
         "unique_graphs.*",

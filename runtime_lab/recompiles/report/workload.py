@@ -56,7 +56,7 @@ def marked_names(result: RecompilesResult) -> str:
 def metrics(result: RecompilesResult) -> list[Metric]:
     if not workload_run(result):
         return []
-    text = f"{result.workload}: {' × '.join(result.dim_names)}"
+    dims = " × ".join(result.dim_names)
     help_text = (
         f"marked by the mark modes and padded when bucketing: {marked_names(result)} "
         f"(on {result.marked or 'the inputs that carry it'}); an input axis is marked when it "
@@ -64,7 +64,9 @@ def metrics(result: RecompilesResult) -> list[Metric]:
     )
     if result.params:
         help_text += f"; parameters {result.params}"
-    return [Metric("workload · marked dims", f"{text} · {marked_names(result)}", help_text)]
+    # the workload alone fits the metric; its dims go below it (view.fmt.metric_parts)
+    value = f"{result.workload} ({dims}; marked: {marked_names(result)})"
+    return [Metric("workload · marked dims", value, help_text)]
 
 
 def _sizes(result: RecompilesResult, calls: tuple[CallRecord, ...]) -> str:

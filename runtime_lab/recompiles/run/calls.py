@@ -72,7 +72,7 @@ def call(
         made = work.inputs(shape, dtype, spec.seed + index, ctx.device, marks)
         start = time.perf_counter()
         with ct.stance(stance):
-            compiled(*made)
+            work.runner(compiled, made)()  # with a backward pass: forward and backward
         if ctx.device.type == "cuda":
             torch.cuda.synchronize(ctx.device)
     except Exception as exc:  # e.g. FailOnRecompileLimitHit: a state of the run, shown per call

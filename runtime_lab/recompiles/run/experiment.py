@@ -243,4 +243,5 @@ def run(spec: RunSpec, ctx: Context) -> RecompilesResult:
         marked=work.marked(),
         mark_dynamic=work.applied(),
         mark_dynamic_dims=work.forced_dims,
+        training_pass=work.step,
     )

@@ -8,7 +8,9 @@ from functools import cache
 
 import torch
 
-from runtime_lab import marks
+from runtime_lab import marks, passes
+from runtime_lab.lab import training
+from runtime_lab.passes import has_backward
 from runtime_lab.spec import RunSpec
 from runtime_lab.workloads import ops
 from runtime_lab.workloads.fit import params_of, spec_params
@@ -55,11 +57,19 @@ class Work:
     # per input, the axes the spec's mark_dynamic option marks in every mode; () per input: none
     forced: tuple[tuple[int, ...], ...] = ()
     forced_dims: tuple[int, ...] = ()  # the workload dims those axes carry
+    step: str = "fwd"  # the spec's pass: with a backward, each call is a training step
+
+    def runner(self, fn: Callable, made: tuple) -> Callable[[], object]:
+        """What one call runs over inputs from `inputs`: fn(*made), or with a backward pass a
+        training step of fn (lab/training.py: forward and backward, each compiled)."""
+        return training.step(fn, made, self.step, op_module(self.name))
 
     def inputs(self, shape, dtype: str, seed: int, device, mark: Mark = None) -> tuple:
         """The call's inputs (seeded as the fusion experiment seeds them), marked where asked:
         the mode's marks, and the option's with torch._dynamo.mark_dynamic."""
         made = ops.load(self.name, shape, dtype, device, seed, self.params).inputs
+        if has_backward(self.step):  # before the marks: both stay on these tensor objects
+            made = training.require_grad(made, training.grad_indices(op_module(self.name), made))
         for how, axes_of in ((mark, self.axes), (torch._dynamo.mark_dynamic, self.forced)):
             if how is None:
                 continue
@@ -107,7 +117,7 @@ def work_of(spec: RunSpec, dims: tuple[int, ...], shape) -> Work:
     forced, forced_dims = forced_axes(
         spec.option("mark_dynamic"), name, names, shape, params, spec.dtype
     )
-    return Work(name, info.dims, params, fn, names, axes, forced, forced_dims)
+    return Work(name, info.dims, params, fn, names, axes, forced, forced_dims, passes.of(spec))
 
 
 def forced_axes(given: str, name: str, names, shape, params, dtype):

@@ -60,7 +60,7 @@ def _time_each(
         made = work.inputs(shape, dtype, spec.seed + index, ctx.device, marks)
         try:
             t = measure(
-                lambda made=made: fn(*made),
+                work.runner(fn, made),  # the spec's pass: fn(*made), or a training step
                 device=ctx.device,
                 label=f"{label} {text}",
                 warmup=spec.warmup,

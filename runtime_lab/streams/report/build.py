@@ -32,12 +32,12 @@ LANE_NOTE = (
     "and waits (|) sit at the device time they take effect, inferred from stream order: the "
     "profiler does not link a wait to its record."
 )
-HIDDEN_NOTE = (
-    "Two streams + default-stream op between: after each matmul launch a small op on the default "
-    "stream reads that chain's output (so the default stream waits for it) and each side stream "
-    "waits for the default stream before its next matmul (side.wait_stream(default), the usual "
-    "guard for inputs made there); through the default stream every matmul then waits for the "
-    "other chain's last one, and the two chains run one after the other."
+HIDDEN_NOTE = (  # said of any op: the chains run the seed's matmul or the workload's op
+    "Two streams + default-stream op between: after each call a chain launches, a small op on "
+    "the default stream reads that chain's output (so the default stream waits for it) and each "
+    "side stream waits for the default stream before its next call (side.wait_stream(default), "
+    "the usual guard for inputs made there); through the default stream every call then waits "
+    "for the other chain's last one, and the two chains run one after the other."
 )
 RACE_NOTE = (
     "No mismatch in {trials} trial(s) of {names} (spin {delay:g} ms ahead of each producer, "

@@ -22,6 +22,8 @@ _OVERLAP = (
     "lane is busy, in percent."
 )
 
+HEADLINE = ("mismatches",)  # what a History label quotes of a run (registry.headline_keys)
+
 FIGURES = (
     figure(
         "variant",

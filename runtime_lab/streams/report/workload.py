@@ -35,7 +35,9 @@ def notes(run: dict[str, Any], result: StreamsResult) -> list[str]:
     """The workload's 'what to look for', what to expect of its race window, what happened."""
     if not catalog_op(result):
         return []
-    return [*look_for(result.workload), EXPECT, _happened(run, result)]
+    # on CPU no race window opens: what the seed leads one to expect of it does not apply
+    expect = [EXPECT] if result.streams_supported else []
+    return [*look_for(result.workload), *expect, _happened(run, result)]
 
 
 def _happened(run: dict[str, Any], result: StreamsResult) -> str:

@@ -35,3 +35,8 @@ def reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor
 def flops(shape, params, tensors) -> int:
     batch, heads, seq, dim = shape
     return 2 * 2 * batch * heads * seq * seq * dim // 2  # q·kᵀ and P·v, half of it masked
+
+
+def reduction_lengths(shape, params) -> tuple[int, ...]:
+    seq, dim = shape[2], shape[3]
+    return (dim, seq, seq)  # q·kᵀ over head_dim, the softmax's sum and P·v over seq

@@ -24,3 +24,7 @@ fn = gemm_epilogue
 def flops(shape, params, tensors) -> int:
     m, k, n = shape
     return 2 * m * k * n + 10 * m * n  # the GEMM, then bias and GELU per output element
+
+
+def reduction_lengths(shape, params) -> tuple[int, ...]:
+    return (shape[1],)  # k

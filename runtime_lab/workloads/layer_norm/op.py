@@ -27,3 +27,7 @@ fn = layer_norm
 
 def flops(shape, params, tensors) -> int:
     return 8 * math.prod(shape)  # mean, variance (sub, square, sum), normalise, scale, shift
+
+
+def reduction_lengths(shape, params) -> tuple[int, ...]:
+    return (shape[-1], shape[-1])  # the mean, then the variance, over hidden

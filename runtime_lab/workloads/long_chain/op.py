@@ -40,3 +40,7 @@ fn = long_chain  # the name compile logs and recompile reasons show
 def flops(shape, params, tensors) -> int:
     # 2 per step (mul-add), 1 per sum term, 2 per output term
     return (2 * CHAIN_LENGTH + (CHAIN_LENGTH - 1) + 2 * CHAIN_LENGTH) * math.prod(shape)
+
+
+def reduction_lengths(shape, params) -> tuple[int, ...]:
+    return (CHAIN_LENGTH, CHAIN_LENGTH)  # s sums the h_i, out sums the h_i·s

@@ -22,3 +22,7 @@ fn = matmul  # the name compile logs and recompile reasons show
 def flops(shape, params, tensors) -> int:
     m, k, n = shape
     return 2 * m * k * n
+
+
+def reduction_lengths(shape, params) -> tuple[int, ...]:
+    return (shape[1],)  # k

@@ -32,3 +32,7 @@ fn = norm_block
 
 def flops(shape, params, tensors) -> int:
     return 10 * math.prod(shape)  # add; square, sum, scale, weight; sigmoid, mul, add
+
+
+def reduction_lengths(shape, params) -> tuple[int, ...]:
+    return (shape[-1],)  # RMSNorm's mean of squares over hidden

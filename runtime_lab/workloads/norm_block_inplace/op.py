@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import torch
 
-from runtime_lab.workloads.norm_block.op import flops
+from runtime_lab.workloads.norm_block.op import flops, reduction_lengths
 from runtime_lab.workloads.norm_block.op import inputs as block_inputs
 from runtime_lab.workloads.rms_norm.op import rms_norm
 
-__all__ = ["flops", "fn", "inputs"]
+__all__ = ["GRAD_INPUTS", "flops", "fn", "inputs", "reduction_lengths"]
+
+# buf is scratch the call writes into: a leaf that required grad could not be written in place
+GRAD_INPUTS = (0, 1, 2)
 
 
 def inputs(shape, params, dtype, device, generator):

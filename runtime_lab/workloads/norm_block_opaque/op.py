@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import torch
 
-from runtime_lab.workloads.norm_block.op import block, flops, inputs
+from runtime_lab.workloads.norm_block.op import block, flops, inputs, reduction_lengths
 from runtime_lab.workloads.rms_norm.op import rms_norm as traceable
 
-__all__ = ["flops", "fn", "inputs"]
+__all__ = ["flops", "fn", "inputs", "reduction_lengths"]
 
 
 # mutates_args=(): it returns a new tensor. Inductor keeps the op as one extern node: the

@@ -23,3 +23,7 @@ fn = pointwise  # the name compile logs and recompile reasons show
 
 def flops(shape, params, tensors) -> int:
     return 7 * math.prod(shape)  # add, sub, mul; silu as x·σ(x): neg, exp, add, div
+
+
+def reduction_lengths(shape, params) -> tuple[int, ...]:
+    return ()  # elementwise: no reduction

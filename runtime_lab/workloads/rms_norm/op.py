@@ -27,3 +27,7 @@ fn = rms_norm
 
 def flops(shape, params, tensors) -> int:
     return 5 * math.prod(shape)  # square, sum, scale, weight; one rsqrt per row
+
+
+def reduction_lengths(shape, params) -> tuple[int, ...]:
+    return (shape[-1],)  # the mean of squares over hidden

@@ -7,6 +7,8 @@ import math
 import torch
 
 BASE = 10000.0
+# a training step differentiates x alone: cos and sin are position tables, not parameters
+GRAD_INPUTS = (0,)
 
 
 def inputs(shape, params, dtype, device, generator):
@@ -34,3 +36,7 @@ fn = rope
 
 def flops(shape, params, tensors) -> int:
     return 4 * math.prod(shape)  # negate, two products, one sum per element
+
+
+def reduction_lengths(shape, params) -> tuple[int, ...]:
+    return ()  # elementwise: no reduction

@@ -28,3 +28,7 @@ fn = swiglu_mlp
 def flops(shape, params, tensors) -> int:
     tokens, hidden = shape
     return 3 * 2 * tokens * hidden * params["intermediate"]
+
+
+def reduction_lengths(shape, params) -> tuple[int, ...]:
+    return (shape[1], params["intermediate"])  # gate and up over hidden, down over intermediate

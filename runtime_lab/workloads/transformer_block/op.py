@@ -64,3 +64,10 @@ def flops(shape, params, tensors) -> int:
     tokens, inter = batch * seq, params["intermediate"]
     gemms = 2 * tokens * hidden * (4 * hidden + 3 * inter)
     return gemms + 2 * batch * seq * seq * hidden  # attention: causal half of 4·b·s²·hidden
+
+
+def reduction_lengths(shape, params) -> tuple[int, ...]:
+    """Along the path: RMSNorm, q/k/v, q·kᵀ, softmax, P·v, o; RMSNorm, gate/up, down."""
+    batch, seq, hidden = shape
+    head_dim = hidden // params["heads"]
+    return (hidden, hidden, head_dim, seq, seq, hidden, hidden, hidden, params["intermediate"])

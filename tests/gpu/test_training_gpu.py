@@ -1,0 +1,60 @@
+"""The training step on a real GPU (issue 39): rms_norm bf16 in fwd_bwd, eager vs inductor,
+each pass's kernels from the profiler (launches joined to the pass that issued them), the
+compiled backward fused into fewer kernels than eager's autograd ops; bwd times the backward of
+a retained graph (~60 s)."""
+
+import pytest
+
+from runtime_lab.registry import result_from_record
+from runtime_lab.runner.jobs import JobManager
+from runtime_lab.spec import build_spec
+
+pytestmark = [pytest.mark.gpu, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def steps(tmp_path_factory):
+    jobs = JobManager(data_dir=tmp_path_factory.mktemp("training-gpu"), timeout_s=600)
+    found = {}
+    try:
+        for step in ("fwd_bwd", "bwd"):
+            options = {
+                "modes": "eager,inductor",
+                "workload": "rms_norm",
+                "pass": step,
+                "compile_latency": False,
+                "compile_trace": False,
+            }
+            spec = build_spec(
+                "fusion", "2048x4096", "bfloat16", "cuda", warmup=5, repeat=20, options=options
+            )
+            job = jobs.wait(jobs.submit(spec), 600)
+            assert job.state == "done", job.error
+            result = result_from_record("fusion", job.as_run()["result"])
+            found[step] = (result, {m.mode: m for m in result.modes})
+    finally:
+        jobs.close()
+    return found
+
+
+def test_fwd_bwd_counts_each_pass_s_kernels_and_inductor_fuses_the_backward(steps):
+    result, modes = steps["fwd_bwd"]
+    assert result.training_pass == "fwd_bwd"
+    for mode in modes.values():
+        assert mode.ran and mode.timing is not None, mode.error
+        assert mode.forward_kernels > 0 and mode.backward_kernels > 0, mode.mode
+        assert mode.grad_tolerance_passed, (mode.mode, mode.grad_max_abs_diff_fp64)
+        # every profiled kernel belongs to one pass: none launched outside the step's ranges
+        assert mode.forward_kernels + mode.backward_kernels == pytest.approx(mode.kernel_count)
+    assert modes["inductor"].backward_kernels < modes["eager"].backward_kernels
+    assert any("triton" in k.name for k in modes["inductor"].backward_kernel_rows)
+
+
+def test_bwd_times_the_backward_alone(steps):
+    result, modes = steps["bwd"]
+    assert result.training_pass == "bwd"
+    for mode in modes.values():
+        assert mode.ran and mode.timing is not None, mode.error
+        assert mode.forward_kernels is None and mode.backward_kernels > 0, mode.mode
+        assert mode.backward_kernels == pytest.approx(mode.kernel_count)
+    assert modes["inductor"].backward_kernels < modes["eager"].backward_kernels

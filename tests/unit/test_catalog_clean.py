@@ -1,0 +1,57 @@
+"""The catalog's clean-process column: which lab figures it judges, and what it says differs."""
+
+from benchmarks.recipes.catalog import versus
+
+KERNEL = [{"name": "triton_red_fused_0", "config": "XBLOCK=1, R0_BLOCK=2048"}]
+OTHER = "triton_red_fused_0: XBLOCK=1, R0_BLOCK=4096"
+
+
+def clean(eager=(0.28, 0.28), inductor=(0.028, 0.028), configs=None):
+    return {
+        "runs": 2,
+        "eager_ms": sum(eager) / 2,
+        "eager_ms_range": eager,
+        "inductor_ms": sum(inductor) / 2,
+        "inductor_ms_range": inductor,
+        "inductor_kernels": KERNEL,
+        "configs": configs or ["triton_red_fused_0: XBLOCK=1, R0_BLOCK=2048"],
+    }
+
+
+def lab(host_us=None):
+    return {"kernels": KERNEL, "host_us": host_us or {"eager": 10.0, "inductor": 10.0}}
+
+
+def test_a_figure_inside_the_clean_processes_range_plus_two_percent_is_not_a_difference():
+    row = {"eager_ms": 0.2850, "inductor_ms": 0.0270}
+    found = versus(row, clean(inductor=(0.0274, 0.0288)), lab())
+    assert found["difference"] is None
+    assert abs(found["lab_vs_clean"]["inductor"] - 0.0270 / 0.0281) < 1e-9
+    assert found["clean_ms_range"]["inductor"] == (0.0274, 0.0288)
+
+
+def test_a_different_autotuned_config_is_named_with_both_sides():
+    row = {"eager_ms": 0.28, "inductor_ms": 0.0262}
+    found = versus(row, clean(configs=[OTHER]), lab())
+    assert found["difference"].startswith("inductor: lab ÷ clean 0.936")
+    assert (
+        "configs differ: lab [triton_red_fused_0: XBLOCK=1, R0_BLOCK=2048]" in found["difference"]
+    )
+    assert OTHER in found["difference"]
+
+
+def test_a_launch_bound_call_says_the_host_issue_time_and_the_same_config_says_so():
+    row = {"eager_ms": 0.28, "inductor_ms": 0.0262}
+    found = versus(row, clean(), lab({"eager": 10.0, "inductor": 74.0}))
+    assert (
+        "launch-bound: the host takes 74 µs to issue a call the GPU runs in 28 µs"
+        in (found["difference"])
+    )
+    assert found["difference"].endswith("same kernels and configs")
+
+
+def test_calls_under_twenty_microseconds_are_shown_but_not_judged():
+    row = {"eager_ms": 0.28, "inductor_ms": 0.0050}
+    found = versus(row, clean(inductor=(0.0060, 0.0061)), lab())
+    assert found["difference"] == "inductor: 6.0 µs per call, under the judged 20 µs"
+    assert found["lab_vs_clean"]["inductor"] < 0.9  # the ratio is still there to read

@@ -1,0 +1,200 @@
+"""The training step's pass (issue 39): the option on the spec, links and CLI; the step's
+callables and gradients on small tensors; kernels split by pass; the fusion figures."""
+
+from __future__ import annotations
+
+import fusiondata
+import pytest
+import torch
+
+from runtime_lab.cli.main import EXIT_USAGE, build_parser, main
+from runtime_lab.fusion.report.figures import key_figures
+from runtime_lab.fusion.run import grads
+from runtime_lab.lab import profiling, training
+from runtime_lab.passes import PASSES
+from runtime_lab.registry import EXPERIMENTS
+from runtime_lab.spec import RunSpec, SpecError, build_spec
+from runtime_lab.ui import links
+
+STEPPED = ("fusion", "recompiles", "allocator")
+
+
+@pytest.mark.parametrize("experiment", STEPPED)
+def test_every_stepped_experiment_takes_the_pass_defaulting_to_fwd(experiment):
+    option = EXPERIMENTS[experiment].options["pass"]
+    assert option.choices == PASSES and option.default == "fwd"
+    spec = build_spec(experiment, "64x64", device="cpu", options={"workload": "rms_norm"})
+    assert spec.option("pass") == "fwd"
+    both = build_spec(experiment, "64x64", options={"workload": "rms_norm", "pass": "fwd_bwd"})
+    assert both.option("pass") == "fwd_bwd" and "pass=fwd_bwd" in both.label
+
+
+def test_a_bad_pass_names_the_allowed_ones():
+    with pytest.raises(SpecError) as caught:
+        build_spec("fusion", "64x64", options={"workload": "rms_norm", "pass": "backward"})
+    assert caught.value.problems == {
+        "pass": "'backward' is not allowed; allowed: fwd, bwd, fwd_bwd"
+    }
+
+
+def test_a_custom_op_without_autograd_is_refused_with_the_spec():
+    with pytest.raises(SpecError) as caught:
+        build_spec("fusion", "64x64", options={"workload": "norm_block_opaque", "pass": "bwd"})
+    said = caught.value.problems["pass"]
+    assert "norm_block_opaque cannot be differentiated" in said and said.endswith("allowed: fwd")
+    assert "\n" not in said
+    # its forward still runs
+    build_spec("fusion", "64x64", options={"workload": "norm_block_opaque", "pass": "fwd"})
+
+
+def test_a_stored_spec_without_the_pass_loads_as_fwd():
+    stored = build_spec("fusion", "64x64", options={"workload": "rms_norm"}).to_dict()
+    del stored["options"]["pass"]
+    assert RunSpec.from_dict(stored).option("pass") == "fwd"
+
+
+def test_links_carry_the_pass_and_refuse_a_bad_one():
+    info = EXPERIMENTS["fusion"]
+    spec = build_spec("fusion", "64x64", options={"workload": "rms_norm", "pass": "bwd"})
+    query = links.to_query(spec)
+    assert query["pass"] == "bwd"
+    values, problems = links.from_query(info, query, {}, ["auto", "cpu"])
+    assert values["pass"] == "bwd" and problems == {}
+    _, problems = links.from_query(info, query | {"pass": "both"}, {}, ["auto", "cpu"])
+    assert problems == {"pass": "'both' is not one of fwd, bwd, fwd_bwd"}
+
+
+def test_the_cli_takes_the_pass_and_refuses_a_bad_one_in_one_line(tmp_path, capsys):
+    args = build_parser().parse_args(
+        ["run", "allocator", "--workload", "rms_norm", "--pass", "fwd_bwd"]
+    )
+    assert args.opt_pass == "fwd_bwd"
+    argv = ["--data-dir", str(tmp_path), "run", "fusion", "--pass", "fwd+bwd", "--device", "cpu"]
+    assert main(argv) == EXIT_USAGE
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "runtime_lab: invalid input: pass: 'fwd+bwd' is not allowed; allowed: fwd, bwd, fwd_bwd"
+    ]
+
+
+def _inputs():
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 8, generator=generator)
+    w = torch.randn(8, generator=generator)
+    return x, w, torch.arange(4)  # an integer input never gets a gradient
+
+
+def _fn(x, w, index):
+    return (x * w).tanh()[index]
+
+
+class _Declared:
+    GRAD_INPUTS = (1,)
+
+
+def test_grad_indices_are_the_floating_inputs_or_the_declared_ones():
+    inputs = _inputs()
+    assert training.grad_indices(None, inputs) == (0, 1)
+    assert training.grad_indices(_Declared, inputs) == (1,)
+    with pytest.raises(training.NotDifferentiable, match="no floating inputs"):
+        training.grad_indices(None, (torch.arange(3),))
+
+
+def test_fwd_is_the_forward_alone_on_inputs_that_need_no_grad():
+    inputs = _inputs()
+    call = training.step(_fn, inputs, "fwd")
+    assert not isinstance(call, training.Step)
+    out = call()
+    assert not out.requires_grad and torch.equal(out, _fn(*inputs))
+
+
+def _expected_grads(inputs):
+    x, w = (t.detach().requires_grad_() for t in inputs[:2])
+    out = _fn(x, w, inputs[2])
+    out.backward(training.grad_output(out))
+    return x.grad, w.grad
+
+
+def test_fwd_bwd_gives_autograd_s_gradients_every_call_without_accumulating():
+    inputs = _inputs()
+    step = training.step(_fn, inputs, "fwd_bwd")
+    out = step()
+    assert torch.equal(out.detach(), _fn(*inputs))
+    first = [g.clone() for g in step.grads()]
+    step()  # set to None before the call: the same gradients, not twice them
+    for got, again, want in zip(first, step.grads(), _expected_grads(inputs), strict=True):
+        assert torch.allclose(got, want) and torch.equal(got, again)
+    assert not inputs[0].requires_grad  # the step's leaves are its own
+
+
+def test_bwd_runs_the_forward_once_and_times_the_backward_of_its_retained_graph():
+    inputs, calls = _inputs(), []
+
+    def counted(*args):
+        calls.append(1)
+        return _fn(*args)
+
+    step = training.step(counted, inputs, "bwd")
+    for _ in range(3):
+        step()
+    assert len(calls) == 1
+    for got, want in zip(step.grads(), _expected_grads(inputs), strict=True):
+        assert torch.allclose(got, want)
+
+
+def test_an_output_without_a_graph_cannot_be_differentiated():
+    step = training.step(lambda x, w, i: i * 2, _inputs(), "fwd_bwd")
+    with pytest.raises(training.NotDifferentiable, match="does not depend"):
+        step()
+
+
+def test_reference_grads_are_float64_from_the_same_grad_output():
+    inputs = _inputs()
+    step = training.step(_fn, inputs, "fwd_bwd")
+    step()
+    ref = training.reference_grads(_fn, inputs, step.indices, step.grads_out)
+    assert all(r.dtype == torch.float64 for r in ref)
+    for got, want in zip(step.grads(), ref, strict=True):
+        assert torch.allclose(got.double(), want, atol=1e-6)
+
+
+def test_fusion_grad_checks_pass_eager_s_own_gradients_and_flag_wrong_ones():
+    inputs = _inputs()
+
+    class Work:
+        name, fn, module = "toy", staticmethod(_fn), None
+
+    Work.inputs = inputs
+    made = {"work": Work, "tolerance": (1.3e-6, 1e-5), "notes": []}
+    spec = build_spec("fusion", "64x64", options={"workload": "rms_norm", "pass": "fwd_bwd"})
+    grads.prepare(spec, made)
+    assert [n for n in made["notes"] if n.startswith("Pass fwd_bwd:")]  # the bytes are fwd's
+    step = training.step(_fn, inputs, "fwd_bwd")
+    step()
+    found = grads.checks(step, made)
+    assert found["grad_tolerance_passed"] and found["grad_max_abs_diff_fp64"] < 1e-5
+    wrong = training.step(lambda x, w, i: _fn(x, w, i) * 1.1, inputs, "fwd_bwd")
+    wrong()
+    assert grads.checks(wrong, made)["grad_tolerance_passed"] is False
+    assert grads.checks(lambda: None, made) == {}  # the forward alone: nothing to check
+
+
+def test_profile_step_splits_the_kernels_by_pass(tmp_path):
+    step = training.step(_fn, _inputs(), "fwd_bwd")
+    step()
+    rows, split = profiling.profile_step(step, torch.device("cpu"), 2, tmp_path / "t.json")
+    forward = {r.name for r in split.forward}
+    backward = {r.name for r in split.backward}
+    assert {"aten::mul", "aten::tanh"} <= forward
+    assert "aten::tanh_backward" in backward and "aten::tanh_backward" not in forward
+    assert {r.name for r in rows} >= forward | backward
+    assert all(r.calls_per_run > 0 for r in split.forward + split.backward)
+
+
+def test_fusion_figures_name_each_pass_s_kernels_and_fwd_runs_keep_their_summary():
+    found = key_figures(fusiondata.with_training())
+    assert found["training_pass"] == "fwd_bwd"
+    assert found["forward_kernels"]["eager"] == 4 and found["backward_kernels"]["eager"] == 8
+    assert found["backward_kernels"]["inductor"] < found["backward_kernels"]["eager"]
+    assert found["backward_kernel_names"]["inductor"] == ["triton_red_fused_1"]
+    assert "training_pass" not in key_figures(fusiondata.with_catalog("rms_norm"))
