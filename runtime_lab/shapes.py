@@ -29,8 +29,11 @@ ENTRY_HELP = "1 to 4 positive integers joined by x, e.g. 512x512 or 8x512:float1
 Entry = tuple[tuple[int, ...], str | None]  # (shape, dtype or None: the run's dtype)
 
 
-def parse_shape(text: Any) -> tuple[int, ...]:
-    """Parse '4096x4096', '4096,4096', '4096 4096' (or a sequence of ints) into a shape tuple."""
+def parse_shape(text: Any, max_elements: int | None = MAX_ELEMENTS) -> tuple[int, ...]:
+    """Parse '4096x4096', '4096,4096', '4096 4096' (or a sequence of ints) into a shape tuple.
+    max_elements bounds the product of the dims where they are one tensor's; None where they
+    are not (a workload's named dims: a GEMM's M x N x K is three operands, not one tensor,
+    and its footprint is checked against the device's memory instead)."""
     if isinstance(text, (list, tuple)):
         parts = [str(p) for p in text]
     else:
@@ -56,7 +59,7 @@ def parse_shape(text: Any) -> tuple[int, ...]:
         raise ValueError(f"has a dimension ≤ 0 ({dims}); expected {SHAPE_HELP}")
     if any(d > MAX_DIM for d in dims):
         raise ValueError(f"has a dimension above {MAX_DIM}; expected {SHAPE_HELP}")
-    if math.prod(dims) > MAX_ELEMENTS:
+    if max_elements is not None and math.prod(dims) > max_elements:
         raise ValueError(
             f"has {math.prod(dims):.3g} elements, above the lab's limit; allowed: at most "
             f"{MAX_ELEMENTS:.3g} elements (2^34) in total, as {SHAPE_HELP}"

@@ -6,15 +6,18 @@ import argparse
 import json
 import math
 import sys
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from runtime_lab import config
 from runtime_lab.cli import argcheck
-from runtime_lab.compare import comparison as core
-from runtime_lab.compare import kernels as kd
+from runtime_lab.compare.limits import MAX_RUNS, MIN_RUNS
 from runtime_lab.view.text import terminal
+
+if TYPE_CHECKING:  # imported where used: they import pandas, 0.3 s of every CLI start
+    import pandas as pd
+
+    from runtime_lab.compare import comparison as core
+    from runtime_lab.compare import kernels as kd
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2  # as cli.py's: a usage error is 2
 
@@ -23,7 +26,7 @@ def add_parser(commands: Any) -> None:
     """The `compare` subcommand on cli.py's subparsers."""
     sub = commands.add_parser(
         "compare",
-        help=f"compare {core.MIN_RUNS} to {core.MAX_RUNS} recorded runs of one experiment",
+        help=f"compare {MIN_RUNS} to {MAX_RUNS} recorded runs of one experiment",
         description="Spec and environment differences, key figures with their ratio to the "
         "first run and a noise verdict, and a headline: what the History page's compare shows.",
     )
@@ -36,6 +39,7 @@ def add_parser(commands: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from runtime_lab.compare import comparison as core
     from runtime_lab.store.history import History, HistoryError  # sqlite only when it is used
 
     try:
@@ -120,6 +124,8 @@ def lines(view: core.Comparison) -> list[str]:
 def kernel_lines(found: kd.KernelDiff) -> list[str]:
     """A kernel diff: the spec fields that differ above it, then one line per match or kernel
     only one run ran."""
+    from runtime_lab.compare import kernels as kd
+
     out = [f"Kernel diff, {terminal(found.a)} → {terminal(found.b)}: {terminal(kd.summary(found))}"]
     out += [f"  {terminal(f)}: {terminal(x)} → {terminal(y)}" for f, x, y in found.fields]
     table = kd.frame(found)
@@ -128,6 +134,8 @@ def kernel_lines(found: kd.KernelDiff) -> list[str]:
 
 def to_json(view: core.Comparison) -> dict[str, Any]:
     """The comparison as JSON-ready data: the long-form figures, not the formatted table."""
+    from runtime_lab.compare import kernels as kd
+
     records = view.figures.to_dict(orient="records")
     figures = [{k: _plain(v) for k, v in r.items()} for r in records]
     return {

@@ -14,7 +14,6 @@ from runtime_lab.config import DataDirError
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.shapes import DTYPES
 from runtime_lab.spec import SpecError, build_spec
-from runtime_lab.view import stages
 from runtime_lab.view.code import code_line
 from runtime_lab.view.origin import imported_from
 from runtime_lab.view.text import terminal
@@ -195,6 +194,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"  {terminal(note, lines=True)}")
     if plan is not None:
         print("\n".join(terminal(line) for line in suggest.lines(plan, run)))
+    from runtime_lab.view import stages  # here: it imports pandas and altair (0.7 s a start)
+
     if line := stages.time_line(run):  # where the job's seconds went in its worker
         print(f"  time: {terminal(line)}")
     return EXIT_OK if job.state == "done" and written else EXIT_FAILED

@@ -16,6 +16,7 @@ from runtime_lab import registry
 from runtime_lab.compare import kernels as kd
 from runtime_lab.compare import table as compare_table
 from runtime_lab.compare import workloads
+from runtime_lab.compare.limits import MAX_RUNS, MIN_RUNS
 from runtime_lab.glossary import registry as glossary
 from runtime_lab.glossary.ratio import words as ratio_words
 from runtime_lab.record import Run
@@ -23,7 +24,6 @@ from runtime_lab.results import stats
 from runtime_lab.view import frames
 from runtime_lab.view.origin import imported, imported_from
 
-MIN_RUNS, MAX_RUNS = 2, 6
 MIN_SAMPLES = 3  # fewer samples give no quartiles worth comparing
 BASELINE, WITHIN, BEYOND = "baseline", "within noise", "beyond noise"
 NO_SPREAD, MISSING = "no spread recorded", "not in both runs"

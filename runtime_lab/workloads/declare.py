@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 
 BOUNDS = ("memory", "compute")
@@ -47,6 +49,9 @@ class WorkloadInfo:
     # why the workload has no backward (a custom op without an autograd formula): a pass
     # with a backward is refused with the spec; empty: it can be differentiated
     no_backward: str = ""
+    # the dims of each tensor it makes, where they are not all one tensor's: a GEMM's
+    # (("m", "k"), ("k", "n"), ("m", "n")); the lab's element limit applies to the largest
+    tensors: tuple[tuple[str, ...], ...] = ()
 
     @property
     def dims_text(self) -> str:
@@ -54,6 +59,12 @@ class WorkloadInfo:
 
     def param_defaults(self) -> dict[str, int]:
         return dict(self.params)
+
+    def largest_tensor(self, shape: tuple[int, ...]) -> int:
+        """Elements of the largest tensor a shape makes (all dims one tensor unless declared)."""
+        sizes = dict(zip(self.dims, shape, strict=False))
+        groups = self.tensors or (self.dims,)
+        return max(math.prod(sizes.get(d, 1) for d in group) for group in groups)
 
     def preset(self, name: str) -> Preset | None:
         return next((p for p in self.presets if p.name == name.strip().lower()), None)

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from runtime_lab.quote import cut, quote
-from runtime_lab.shapes import parse_shape
+from runtime_lab.shapes import MAX_ELEMENTS, parse_shape
 from runtime_lab.workloads.declare import WorkloadInfo, shape_text
 from runtime_lab.workloads.registry import WORKLOADS
 
@@ -33,11 +33,16 @@ def shape_of(work: WorkloadInfo, value: Any) -> tuple[tuple[int, ...], dict[str,
                 f"dim ({work.dims_text}) or a preset: {presets_text(work)}"
             )
         return found.shape, dict(found.params)
-    dims = parse_shape(value)
+    dims = parse_shape(value, max_elements=None)
     if len(dims) != len(work.dims):
         raise ValueError(
             f"has {len(dims)} dimension{'s' if len(dims) != 1 else ''}; {work.name} takes "
             f"{len(work.dims)}: {work.dims_text} (e.g. {shape_text(work.default_shape)})"
+        )
+    if (largest := work.largest_tensor(dims)) > MAX_ELEMENTS:
+        raise ValueError(
+            f"makes a tensor of {largest:.3g} elements, above the lab's limit; allowed: at "
+            f"most {MAX_ELEMENTS:.3g} elements (2^34) per tensor"
         )
     return dims, {}
 

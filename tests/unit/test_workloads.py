@@ -147,3 +147,15 @@ def test_runs_and_links_from_before_the_catalog_still_read():
     spec = build_spec("fusion", "64x64", options={"variant": "long-chain"})
     assert spec.option("workload") == "long-chain"
     assert "variant" not in dict(spec.options)
+
+
+def test_the_element_limit_applies_to_each_tensor_a_gemm_makes_not_to_m_times_n_times_k():
+    from runtime_lab.spec import SpecError, build_spec
+
+    # llama3-8b's MLP GEMM: 4096 x 4096 x 14336 is 2.4e11 as a product, 5.9e7 per operand
+    spec = build_spec("fusion", [4096, 4096, 14336], options={"workload": "matmul"})
+    assert spec.shape == (4096, 4096, 14336)
+    with pytest.raises(SpecError, match="makes a tensor of 1e\\+12 elements, above the lab's"):
+        build_spec("fusion", "1000000x1000000", options={"workload": "pointwise"})
+    with pytest.raises(SpecError, match="above the lab's limit"):
+        build_spec("fusion", "1000000x4x1000000", options={"workload": "matmul"})

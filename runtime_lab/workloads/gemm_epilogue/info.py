@@ -13,6 +13,7 @@ INFO = WorkloadInfo(
         "output's extra round trips: small against the GEMM when k is large."
     ),
     dims=("m", "k", "n"),
+    tensors=(("m", "k"), ("k", "n"), ("m", "n")),
     default_shape=(4096, 4096, 4096),
     cpu_shape=(256, 256, 256),
     bound="compute",

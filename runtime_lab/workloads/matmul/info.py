@@ -13,6 +13,7 @@ INFO = WorkloadInfo(
         "against the measured matmul ceiling in TFLOP/s, not against memory bandwidth."
     ),
     dims=("m", "k", "n"),
+    tensors=(("m", "k"), ("k", "n"), ("m", "n")),
     default_shape=(4096, 4096, 4096),
     cpu_shape=(512, 512, 512),
     bound="compute",
