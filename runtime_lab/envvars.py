@@ -35,6 +35,7 @@ PREWARM_ENV = "RUNTIME_LAB_PREWARM"
 ZYGOTE_ENV = "RUNTIME_LAB_ZYGOTE"
 ASKED_AT_ENV = "RUNTIME_LAB_WORKER_ASKED_AT"
 ZYGOTE_KEY_ENV = "RUNTIME_LAB_ZYGOTE_KEY"
+ZYGOTE_AT_ENV = "RUNTIME_LAB_ZYGOTE_AT"
 
 DEFAULT_JOB_TIMEOUT_S = 600.0
 TIMEOUT_RANGE = (1.0, 86400.0)  # seconds (said as "1 to 86400" below): a day bounds a typo
@@ -196,6 +197,11 @@ TABLE: tuple[Var, ...] = (
     Var(
         ZYGOTE_KEY_ENV, "key", lambda: "set by the server (a random key)",
         "the zygote pipe's key (a value of your own is replaced)", None, WORKER, None,
+    ),
+    Var(
+        ZYGOTE_AT_ENV, "address", lambda: "set by the test session (KEY@HOST:PORT)",
+        "a zygote another process serves, which forks this server's workers (tests only)", None,
+        SERVER, None,
     ),
     Var(
         ASKED_AT_ENV, "time", lambda: "set by the server (when it asked for the worker)",

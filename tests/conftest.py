@@ -1,9 +1,11 @@
 """Shared fixtures: each test's tier marker from its folder (the heaviest integration files first),
-an isolated data directory per test, skipping `gpu` tests without CUDA, and each tier's wall time
-against its budget at the end."""
+an isolated data directory per test, skipping `gpu` tests without CUDA, each tier's wall time
+against its budget at the end, and the session's zygote (for the integration and e2e tiers)."""
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -15,6 +17,10 @@ import streamlit as st
 import torch
 from apphelpers import APP
 from streamlit.testing.v1 import AppTest
+from zygote_service import LAB_ZYGOTE, ZygoteService
+
+from runtime_lab import envvars
+from runtime_lab.runner import forked, served_zygote
 
 TIERS = ("unit", "integration", "e2e", "gpu")  # tests/<tier>/: its marker, so -m picks a tier
 ALONE = ("e2e", "gpu")  # a server and Chromium, or the GPU: `serial`, never beside another test
@@ -118,3 +124,50 @@ def lab(tmp_path_factory):
 
         yield ui.manager()
         st.cache_resource.clear()
+
+
+@pytest.fixture(scope="session")
+def session_zygote():
+    """One zygote for the whole session (per xdist worker), where each job manager started its
+    own: torch imported and the compiler warmed once, not once per test (a zygote start is an
+    interpreter, torch's import and a small compile: seconds of the 2 cores). The managers of
+    this process get it in place of their own (forked.Zygote patched); the CLIs and servers its
+    tests start reach it through $RUNTIME_LAB_ZYGOTE_AT (runtime_lab/runner/served_zygote.py),
+    where each would have started a worker of its own (torch's import, 3-4 s, and Inductor's
+    set-up in its first compile, 8 s). Workers are still forked per manager and stopped by its
+    close(), which leaves the zygote running; one broken by a test is replaced. A test about the
+    zygote itself is marked `own_zygote` (tests/integration/conftest.py).
+    LAB_TESTS_OWN_ZYGOTE=1 gives every manager its own, as the lab does (to compare)."""
+    if os.environ.get("LAB_TESTS_OWN_ZYGOTE") == "1":
+        yield None
+        return
+    made: list = []
+    lock = threading.Lock()  # the service's threads and this process's managers ask at once
+
+    def current():
+        with lock:
+            if not made or made[-1].broken or made[-1].no_forks:  # closed, dead or given up
+                made.append(LAB_ZYGOTE())
+            return made[-1]
+
+    class Shared:
+        """What a manager holds: the session's zygote, whose close() is the session's to do."""
+
+        def __init__(self):
+            self.zygote = current()
+
+        def __getattr__(self, name):
+            return getattr(self.zygote, name)
+
+        def close(self):
+            pass
+
+    service = ZygoteService(current)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(forked, "Zygote", Shared)
+        mp.setattr(served_zygote, "from_env", lambda: None)  # here: Shared, without a socket
+        mp.setenv(envvars.ZYGOTE_AT_ENV, service.address)  # the processes tests start
+        yield Shared
+    service.close()
+    for zygote in made:
+        zygote.close()

@@ -55,7 +55,7 @@ def profile_step(
     prof = _recorded(fn, device, calls, trace_path)
     if device.type == "cuda":
         events = json.loads(trace_path.read_text()).get("traceEvents", [])
-        split = _cuda_split(events)
+        split = split_by_pass(events)
         rows = _cuda_rows_of(events, calls)
         return rows, PassKernels(*(_cuda_rows_of(split[n], calls) for n in PASS_RANGES))
     events = list(prof.events())
@@ -111,8 +111,14 @@ def _averages(events: list) -> list[_Average]:
     return list(found.values())
 
 
-def _cuda_split(events: list[dict]) -> dict[str, list[dict]]:
-    """Device events by the pass whose range holds their launch (joined by correlation id)."""
+LAUNCH_CATEGORIES = ("cuda_runtime", "cuda_driver")
+
+
+def split_by_pass(events: list[dict]) -> dict[str, list[dict]]:
+    """Device events by the pass whose range holds their launch (joined by correlation id).
+    ATen's kernels launch through the runtime API, Inductor's Triton kernels through the
+    driver's (cuLaunchKernel): both are launches (with the runtime alone, every compiled
+    backward read 0 kernels on the H200)."""
     spans = [
         (e.get("name"), float(e.get("ts", 0.0)), float(e.get("ts", 0.0)) + float(e.get("dur", 0)))
         for e in events
@@ -122,7 +128,7 @@ def _cuda_split(events: list[dict]) -> dict[str, list[dict]]:
     launched = {
         e["args"]["correlation"]: float(e.get("ts", 0.0))
         for e in events
-        if e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})
+        if e.get("cat") in LAUNCH_CATEGORIES and "correlation" in e.get("args", {})
     }
     split: dict[str, list[dict]] = {name: [] for name in PASS_RANGES}
     for event in events:

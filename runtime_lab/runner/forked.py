@@ -88,7 +88,7 @@ class Zygote:
             if pid in self.exits:
                 return self.exits[pid]
             gone = self.broken is not None or self.conn is None
-        if gone and not _running(pid):
+        if gone and not running(pid):
             return -signal.SIGKILL  # its zygote is gone, and with it the exit status
         return None
 
@@ -153,7 +153,7 @@ class Zygote:
             self._close()
 
 
-def _running(pid: int) -> bool:
+def running(pid: int) -> bool:
     """Whether the process runs. Once its zygote is gone, nobody may reap a forked worker (a
     container's init often does not): a zombie has ended, though its pid still answers."""
     try:

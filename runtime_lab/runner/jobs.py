@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime_lab import config, envvars
-from runtime_lab.runner import devices, forked
+from runtime_lab.runner import devices, forked, served_zygote
 from runtime_lab.runner.devices import LanePlan, RouteError
 from runtime_lab.runner.job import ACTIVE, FINISHED, Job, alongside, wall
 from runtime_lab.runner.lane import Lane
@@ -56,8 +56,11 @@ class JobManager:
         self._cancel: set[str] = set()
         self._stopped = False
         self.devices_note: str | None = None
-        # with spares (the server): one process imports torch once and forks each worker
-        self.zygote = forked.Zygote() if spare and envvars.value(envvars.ZYGOTE_ENV) else None
+        # with spares (the server): one process imports torch once and forks each worker; a
+        # zygote the test session serves ($RUNTIME_LAB_ZYGOTE_AT) forks them even for the CLI
+        self.zygote = served_zygote.from_env() or (
+            forked.Zygote() if spare and envvars.value(envvars.ZYGOTE_ENV) else None
+        )
         self._env_override: dict[str, Any] | None = None
         self.ray_address = devices.ray_address() if ray_address is None else ray_address
         if plans is None and self.ray_address:

@@ -1,4 +1,5 @@
-"""The browser tests' Chromium (one per module) and page (a fresh context per test)."""
+"""The browser tests' Chromium (one per module), page (a fresh context per test) and the session's
+zygote for the servers they start."""
 
 import os
 
@@ -24,3 +25,10 @@ def page(browser):
     page.set_default_timeout(30_000)
     yield page
     context.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_zygote(session_zygote):
+    """The servers these tests start fork their workers from the session's zygote
+    (tests/conftest.py), where each started its own: torch imported once, not once per server."""
+    return session_zygote

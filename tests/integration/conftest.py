@@ -1,54 +1,25 @@
-"""The integration tier's own fixture: one zygote per session for the job managers its tests
-start (the unit tier builds zygotes by hand to test their rules, and starts none)."""
+"""The integration tier's fixtures: the session's zygote for every job manager, CLI and server its
+tests start (tests/conftest.py), and the `own_zygote` marker for tests of the zygote itself."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
+from zygote_service import LAB_ZYGOTE
 
+from runtime_lab import envvars
 from runtime_lab.runner import forked
-
-OWN_ZYGOTE = forked.Zygote  # the lab's, one per manager (session_zygote shares one instead)
 
 
 @pytest.fixture(scope="session", autouse=True)
-def session_zygote():
-    """One zygote for every job manager of the session (per xdist worker), where a manager
-    started its own: torch imported and the compiler warmed once, not once per test (a zygote
-    start is an interpreter, torch's import and a small compile: seconds of the 2 cores). Workers
-    are still forked per manager and stopped by its close(), which leaves the zygote running;
-    one broken by a test is replaced. A test about the zygote itself is marked `own_zygote`.
-    LAB_TESTS_OWN_ZYGOTE=1 gives every manager its own, as the lab does (to compare)."""
-    if os.environ.get("LAB_TESTS_OWN_ZYGOTE") == "1":
-        yield None
-        return
-    own = OWN_ZYGOTE
-    made: list = []
-
-    class Shared:
-        """What a manager holds: the session's zygote, whose close() is the session's to do."""
-
-        def __init__(self):
-            if not made or made[-1].broken or made[-1].no_forks:  # closed, dead or given up
-                made.append(own())
-            self.zygote = made[-1]
-
-        def __getattr__(self, name):
-            return getattr(self.zygote, name)
-
-        def close(self):
-            pass
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(forked, "Zygote", Shared)
-        yield Shared
-    for zygote in made:
-        zygote.close()
+def shared_zygote(session_zygote):
+    """Every test of this tier shares the session's zygote (the unit tier starts none)."""
+    return session_zygote
 
 
 @pytest.fixture(autouse=True)
 def own_zygote(request, monkeypatch):
-    """`own_zygote`: this test's managers start their own zygote, as the lab does."""
+    """`own_zygote`: this test's managers, CLIs and servers start their own zygote (or their
+    own worker, as the CLI does), as the lab does."""
     if request.node.get_closest_marker("own_zygote"):
-        monkeypatch.setattr(forked, "Zygote", OWN_ZYGOTE)
+        monkeypatch.setattr(forked, "Zygote", LAB_ZYGOTE)
+        monkeypatch.delenv(envvars.ZYGOTE_AT_ENV, raising=False)

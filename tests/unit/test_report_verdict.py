@@ -167,3 +167,15 @@ def test_an_early_report_marks_what_is_still_to_come_as_pending():
 def test_an_older_fusion_run_still_builds_its_summary():
     rep = registry.build_report(_run(_result()))  # recorded before the clocks and naive A/B
     assert rep.summary.pairs and rep.verdict is not None
+
+
+def test_clocks_that_part_on_a_host_bound_call_say_so_and_a_busy_gpu_does_not():
+    result = _new(add_gbps=ROOMY)  # do_bench flagged on both arms (as above)
+    inductor = next(m for m in result.modes if m.mode == "inductor")
+    device_us = sorted(inductor.timing.device_ms)[len(inductor.timing.device_ms) // 2] * 1e3
+    quick = replace(inductor.timing, host_ms=(device_us / 1e4,) * len(inductor.timing.host_ms))
+    slow_host = _mode(result, "inductor", timing=quick, loop_host_us_per_call=device_us * 2.5)
+    found = verdict(slow_host, figures(slow_host))
+    assert f"inductor is host-bound (the host takes {device_us * 2.5:.0f} µs" in found.doubt
+    fast_host = _mode(result, "inductor", timing=quick, loop_host_us_per_call=device_us / 10)
+    assert "host-bound" not in verdict(fast_host, figures(fast_host)).doubt

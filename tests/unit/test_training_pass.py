@@ -198,3 +198,25 @@ def test_fusion_figures_name_each_pass_s_kernels_and_fwd_runs_keep_their_summary
     assert found["backward_kernels"]["inductor"] < found["backward_kernels"]["eager"]
     assert found["backward_kernel_names"]["inductor"] == ["triton_red_fused_1"]
     assert "training_pass" not in key_figures(fusiondata.with_catalog("rms_norm"))
+
+
+def test_a_device_kernel_belongs_to_the_pass_whose_range_holds_its_launch_runtime_or_driver():
+    from runtime_lab.lab.profiling import split_by_pass
+    from runtime_lab.lab.training import BACKWARD_RANGE, FORWARD_RANGE
+
+    def span(name, ts, dur, cat="user_annotation", **args):
+        return {"name": name, "ph": "X", "cat": cat, "ts": ts, "dur": dur, "args": args}
+
+    events = [
+        span(FORWARD_RANGE, 0, 100),
+        span(BACKWARD_RANGE, 200, 100),
+        span("cudaLaunchKernel", 10, 5, "cuda_runtime", correlation=1),  # ATen, forward
+        span("cuLaunchKernel", 210, 5, "cuda_driver", correlation=2),  # Triton, backward
+        span("cuLaunchKernel", 150, 5, "cuda_driver", correlation=3),  # between: neither
+        span("vectorized_elementwise_kernel", 20, 9, "kernel", correlation=1),
+        span("triton_red_fused_0", 220, 9, "kernel", correlation=2),
+        span("triton_poi_fused_1", 160, 9, "kernel", correlation=3),
+    ]
+    split = split_by_pass(events)
+    assert [e["name"] for e in split[FORWARD_RANGE]] == ["vectorized_elementwise_kernel"]
+    assert [e["name"] for e in split[BACKWARD_RANGE]] == ["triton_red_fused_0"]

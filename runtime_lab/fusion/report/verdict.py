@@ -5,7 +5,7 @@ from __future__ import annotations
 from runtime_lab.fusion.report import correctness
 from runtime_lab.fusion.report.checks import OVER_CEILING_PCT
 from runtime_lab.fusion.report.clocks import AGREES, LAB
-from runtime_lab.fusion.report.figures import FusionFigures
+from runtime_lab.fusion.report.figures import HOST_BOUND_FRACTION, FusionFigures
 from runtime_lab.fusion.result import FusionResult
 from runtime_lab.report import CACHE, CLOCKS, CONTENDED, Verdict
 from runtime_lab.results import stats
@@ -34,6 +34,8 @@ def verdict(result: FusionResult, fig: FusionFigures) -> Verdict | None:
         ratios += _quartile_ratios(result, compiled)
     clocked = _clock_doubts(fig, arms, measured, ratios)
     doubts += clocked
+    if clocked and (launch := launch_bound(result, arms)):
+        doubts.append(launch)
     states = {"noise"} if noisy else set()
     states |= {CLOCKS} if clocked else set()
     modes = {m.mode: m for m in result.modes}
@@ -85,3 +87,25 @@ def _clock_doubts(fig: FusionFigures, arms, measured: float, ratios: list[float]
         if off or any(r["agreement"] != AGREES for r in pair):
             found.append(f"{clock} says {speedup:.2g}×")
     return found
+
+
+def launch_bound(result: FusionResult, arms) -> str | None:
+    """Why clocks part on a short GPU call: it is host-bound (figures.HOST_BOUND_FRACTION: the
+    host takes nearly as long to issue it, in the harness or in the loop, as the GPU takes to
+    run it), so a clock reads the kernel only while work queued before keeps the GPU busy
+    (H100, rope 4096×32×128 bf16: host 74 µs, kernel 28 µs; do_bench in the worker read
+    0.037 ms, the lab and a clean process 0.028)."""
+    modes = {m.mode: m for m in result.modes}
+    for name in reversed(arms):  # the compiled arm first: the short call
+        mode = modes.get(name)
+        if not (mode and mode.timing and mode.timing.device_ms):
+            continue
+        device_us = stats(mode.timing.device_ms).median * 1e3
+        host_us = max(stats(mode.timing.host_ms).median * 1e3, mode.loop_host_us_per_call or 0)
+        if host_us >= HOST_BOUND_FRACTION * device_us:
+            return (
+                f"{name} is host-bound (the host takes {host_us:.0f} µs to issue a call the GPU "
+                f"runs in {device_us:.0f} µs: a clock reads the kernel only while earlier work "
+                "keeps the GPU busy)"
+            )
+    return None
