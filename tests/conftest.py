@@ -17,7 +17,7 @@ import streamlit as st
 import torch
 from apphelpers import APP
 from streamlit.testing.v1 import AppTest
-from zygote_service import LAB_ZYGOTE, ZygoteService
+from zygote_service import LAB_ZYGOTE, SharedCeiling, ZygoteService
 
 from runtime_lab import envvars
 from runtime_lab.runner import forked, served_zygote
@@ -134,7 +134,8 @@ def session_zygote():
     this process get it in place of their own (forked.Zygote patched); the CLIs and servers its
     tests start reach it through $RUNTIME_LAB_ZYGOTE_AT (runtime_lab/runner/served_zygote.py),
     where each would have started a worker of its own (torch's import, 3-4 s, and Inductor's
-    set-up in its first compile, 8 s). Workers are still forked per manager and stopped by its
+    set-up in its first compile, 8 s). Each forked worker's data dir gets the session's memory
+    ceiling (zygote_service.SharedCeiling: measured once, not once per data dir). Workers are still forked per manager and stopped by its
     close(), which leaves the zygote running; one broken by a test is replaced. A test about the
     zygote itself is marked `own_zygote` (tests/integration/conftest.py).
     LAB_TESTS_OWN_ZYGOTE=1 gives every manager its own, as the lab does (to compare)."""
@@ -150,8 +151,12 @@ def session_zygote():
                 made.append(LAB_ZYGOTE())
             return made[-1]
 
+    ceiling = SharedCeiling()
+
     class Shared:
         """What a manager holds: the session's zygote, whose close() is the session's to do."""
+
+        ceiling_share = ceiling
 
         def __init__(self):
             self.zygote = current()
@@ -159,10 +164,14 @@ def session_zygote():
         def __getattr__(self, name):
             return getattr(self.zygote, name)
 
+        def fork(self, env, address, timeout_s):
+            ceiling.seed(env)
+            return self.zygote.fork(env, address, timeout_s)
+
         def close(self):
             pass
 
-    service = ZygoteService(current)
+    service = ZygoteService(current, ceiling)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(forked, "Zygote", Shared)
         mp.setattr(served_zygote, "from_env", lambda: None)  # here: Shared, without a socket

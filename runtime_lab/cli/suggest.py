@@ -34,8 +34,9 @@ def add_argument(sub: argparse.ArgumentParser, experiment: str) -> None:
         FLAG,
         metavar="RUN_ID",
         help="run stored run RUN_ID's spec again with the fix its report suggests applied (a "
-        "recompile caused by a changing dim: mark_dynamic on that input axis); the other spec "
-        "flags are not read. Prints each mode's unique graphs before and after",
+        "recompile caused by a changing dim: mark_dynamic on that input axis; one no mark fixes, "
+        "such as a dtype change: stance eager_on_recompile); the other spec flags are not read. "
+        "Prints each mode's unique graphs before and after",
     )
 
 
@@ -59,7 +60,7 @@ def plan(args: argparse.Namespace) -> Plan:
     found = stage.for_run(before.spec, result) if result is not None else None
     if found is None:
         raise SuggestError(
-            f"{FLAG}: run #{run_id} has no recompile that a changing input size explains "
+            f"{FLAG}: run #{run_id} has no recompile that a mark or a stance would fix "
             "(nothing to apply)"
         )
     try:
@@ -70,7 +71,8 @@ def plan(args: argparse.Namespace) -> Plan:
 
 
 def document(found: Plan, after: Run) -> dict[str, Any]:
-    """What --json adds under `apply_suggestion`: the marks applied, graphs before and after."""
+    """What --json adds under `apply_suggestion`: the fix, the marks and stance the new run ran
+    with (`applied`: its resolved marks), graphs before and after."""
     stage = registry.suggester(found.spec.experiment)
     result = registry.load(after) if after.status == "done" else None
     s = found.suggestion
@@ -79,8 +81,11 @@ def document(found: Plan, after: Run) -> dict[str, Any]:
         "mode": s.mode,
         "call": s.call,
         "reason": s.reason,
+        "fix": s.fix,
         "mark_dynamic": s.mark_dynamic,
+        "stance": s.stance or None,
         "applied": getattr(result, "mark_dynamic", None),
+        "applied_stance": getattr(result, "stance", None),
         "unique_graphs": {
             "before": stage.unique_graphs(registry.load(found.before)),
             "after": stage.unique_graphs(result) if result is not None else None,

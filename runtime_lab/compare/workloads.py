@@ -20,7 +20,8 @@ def _option(experiment: str, kind: str) -> str | None:
 def normalised(spec: dict[str, Any]) -> dict[str, Any]:
     """The spec with its options under today's names, and the workload it ran filled in: a run
     from before the catalog ran the option's default (fusion's "pointwise", the seed function),
-    and one that named it under an older option ("variant") ran the one it named."""
+    and one that named it under an older option ("variant") ran the one it named; a run from
+    before the pass option ran the forward alone (fwd)."""
     experiment = spec.get("experiment")
     name = _option(experiment, "workload")
     if name is None:
@@ -31,6 +32,8 @@ def normalised(spec: dict[str, Any]) -> dict[str, Any]:
         if old in options and new not in options:
             options[new] = options.pop(old)
     options.setdefault(name, info.options[name].default)
+    if "pass" in info.options:  # a run stored before the training step's pass timed the forward
+        options.setdefault("pass", info.options["pass"].default)
     params = _option(experiment, "params")
     if params is not None:
         options.setdefault(params, "")  # none given: the workload's own defaults

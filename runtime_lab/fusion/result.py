@@ -60,6 +60,32 @@ class Autotune:
 
 
 @dataclass(frozen=True)
+class GradCheck:
+    """One gradient of a training step against float64 (issue 39), judged as the output is:
+    the float64 bound over its own reductions, else no worse than eager's gradient."""
+
+    name: str  # the input it is the gradient of, as the workload's fn names it ("w")
+    max_abs_diff_fp64: float | None = None
+    rel_err_fp64: float | None = None  # over the largest |float64 gradient|
+    allowed_err_fp64: float | None = None  # what the deciding rule allowed (correctness.check)
+    tolerance_rule: str | None = None  # as ModeResult's; "gradient missing": autograd gave None
+    tolerance_passed: bool | None = None
+    # the reductions on this gradient's path: the bound's K is their sum (ops.grad_reduction_lengths)
+    reduction_lengths: tuple[int, ...] = ()
+    problem: str | None = None  # why it could not be judged by a bound (NaN, shape, missing)
+
+
+@dataclass(frozen=True)
+class SavedForBackward:
+    """What one forward of a training step saved for its backward (autograd's pack hook saw
+    each tensor): eager's autograd nodes, or AOTAutograd's partitioner for a compiled mode."""
+
+    tensors: int  # tensors packed (one tensor saved by two nodes counts twice)
+    bytes: int  # the storages they keep alive, each once
+    activation_bytes: int  # of those, the storages that are not the step's inputs
+
+
+@dataclass(frozen=True)
 class ModeResult:
     mode: str
     ran: bool  # False: not applicable here (e.g. CUDA graphs on CPU) or failed before timing
@@ -111,6 +137,13 @@ class ModeResult:
     grad_max_abs_diff_fp64: float | None = None
     grad_rel_err_fp64: float | None = None
     grad_tolerance_passed: bool | None = None
+    # the deciding gradient's allowance and rule (its worst against its allowance), and each
+    # gradient's judgement; None and () in fwd runs and runs before gradients had the bound
+    grad_allowed_err_fp64: float | None = None
+    grad_tolerance_rule: str | None = None
+    grad_checks: tuple[GradCheck, ...] = ()
+    # a pass with a backward: what the forward saved for it; None in fwd and older runs
+    saved: SavedForBackward | None = None
     # max-autotune on CUDA: the choices Inductor benchmarked in the first call; None elsewhere
     # and in older runs
     autotune: Autotune | None = None

@@ -81,6 +81,27 @@ def reduction_lengths(work: Loaded) -> tuple[int, ...]:
     return tuple(int(k) for k in found)
 
 
+def grad_reduction_lengths(work: Loaded, indices, out) -> tuple[tuple[int, ...], ...]:
+    """Per differentiated input (`indices`), the reductions on its gradient's path: the op
+    module's grad_reduction_lengths(shape, params) (input index → lengths), else the forward's
+    (its backward retraces them) plus, for an input the output is broadcast over (a norm's
+    weight against its tokens), the output elements each gradient element sums: the output's
+    elements ÷ the input's."""
+    forward = reduction_lengths(work)
+    declared = getattr(work.module, "grad_reduction_lengths", None)
+    given = declared(work.shape, work.params) if declared else {}
+    largest = max((t.numel() for t in tree_leaves(out) if isinstance(t, torch.Tensor)), default=0)
+    found = []
+    for i in indices:
+        if i in given:
+            found.append(tuple(int(k) for k in given[i]))
+            continue
+        numel = work.inputs[i].numel()
+        summed = largest // numel if 0 < numel < largest and largest % numel == 0 else 1
+        found.append(forward + ((summed,) if summed > 1 else ()))
+    return tuple(found)
+
+
 def flops(work: Loaded) -> int:
     """Floating-point operations per call (multiply-add = 2); 0 where it does not declare any."""
     count = getattr(work.module, "flops", None)

@@ -58,3 +58,17 @@ def test_bwd_times_the_backward_alone(steps):
         assert mode.forward_kernels is None and mode.backward_kernels > 0, mode.mode
         assert mode.backward_kernels == pytest.approx(mode.kernel_count)
     assert modes["inductor"].backward_kernels < modes["eager"].backward_kernels
+
+
+def test_each_gradient_is_judged_over_its_own_reductions_and_saved_tensors_are_counted(steps):
+    for step in ("fwd_bwd", "bwd"):
+        _, modes = steps[step]
+        for mode in modes.values():
+            checks = {c.name: c for c in mode.grad_checks}
+            assert set(checks) == {"x", "w"}, mode.mode
+            assert checks["w"].reduction_lengths == (4096, 2048)  # hidden, then the tokens
+            assert all(c.tolerance_passed for c in checks.values()), (mode.mode, checks)
+            assert mode.saved is not None and mode.saved.tensors > 0, mode.mode
+        # AOTAutograd's partitioner keeps less than eager's autograd nodes (rstd, not x·rstd)
+        eager, inductor = modes["eager"].saved, modes["inductor"].saved
+        assert inductor.activation_bytes < eager.activation_bytes, (eager, inductor)

@@ -72,3 +72,17 @@ def with_workload(run: Run, workload: str, params: str = "") -> Run:
     copied = stored(run)
     copied.spec["options"] |= {"workload": workload, "params": params}
     return dataclasses.replace(copied, label=f"{copied.label} {workload}")
+
+
+def fusion_mode_pair(history: History) -> tuple[int, int]:
+    """Two CUDA-like fusion runs added to `history` that differ in mode only: eager + inductor,
+    and eager + max-autotune (its own launch config): their ids, for a kernel diff."""
+    cpu = legacy_runs()[CPU_FUSION]
+    eager, inductor, tuned = fusiondata.with_resources().modes
+    runs = []
+    for modes in ((eager, inductor), (eager, tuned)):
+        result = dataclasses.replace(fusiondata.with_resources(), modes=modes)
+        run = stored(cpu)
+        run.spec["options"]["modes"] = ",".join(m.mode for m in modes)
+        runs.append(history.add(dataclasses.replace(run, result=to_plain(result))))
+    return runs[0], runs[1]

@@ -12,8 +12,10 @@ from runtime_lab.fusion.result import (
     ClockReading,
     CompileLatency,
     FusionResult,
+    GradCheck,
     KernelRow,
     ModeResult,
+    SavedForBackward,
     SweepPoint,
 )
 from runtime_lab.results import Timing, TritonKernel, stats, to_plain
@@ -230,12 +232,27 @@ def with_catalog(name="swiglu_mlp") -> FusionResult:
     )
 
 
-def with_training(step="fwd_bwd") -> FusionResult:
+# rms_norm 4096² float32: what each mode's forward saved for the backward (x, w, and eager's
+# x·rstd and rstd; Inductor's rstd alone)
+SAVED = {
+    "eager": SavedForBackward(6, 2 * 4 * N + 4 * 4096 + 4 * 4096, 4 * N + 4 * 4096),
+    "inductor": SavedForBackward(3, 4 * N + 4 * 4096 + 4 * 4096, 4 * 4096),
+}
+
+
+def grad_check(name, err, allowed, lengths=(4096,)) -> GradCheck:
+    """One gradient judged by the float64 bound (failed where err > allowed)."""
+    passed = err <= allowed
+    return GradCheck(name, err, err / 10, allowed, "float64 bound", passed, lengths)
+
+
+def with_training(step="fwd_bwd", wrong_grad=False) -> FusionResult:
     """A training step's run (issue 39): each mode's kernels split by pass, its gradients
-    against float64."""
+    against float64 (wrong_grad: inductor's gradient of w is outside its bound), what each
+    forward saved for the backward."""
     base = with_catalog("rms_norm")
     split = {
-        "eager": ((kernel("aten::mul", 5.0, 4.0),), (kernel("aten::mul", 9.0, 8.0),)),
+        "eager": ((kernel("aten::mul", 5.0, 4.0),), (kernel("aten::sum", 9.0, 8.0),)),
         "inductor": ((kernel("triton_red_fused_0", 4.0),), (kernel("triton_red_fused_1", 6.0),)),
     }
     modes = []
@@ -244,16 +261,26 @@ def with_training(step="fwd_bwd") -> FusionResult:
             modes.append(mode)
             continue
         forward, backward = split[mode.mode]
+        forward = forward if step != "bwd" else ()  # bwd times no forward
+        w_err = 0.5 if wrong_grad and mode.mode == "inductor" else 2e-3
+        checks = (grad_check("x", 1e-6, 2e-5), grad_check("w", w_err, 0.03, (4096, 4096)))
+        worst = checks[1]
         modes.append(
             replace(
                 mode,
                 forward_kernels=sum(k.calls_per_run for k in forward) if step != "bwd" else None,
                 backward_kernels=sum(k.calls_per_run for k in backward),
-                forward_kernel_rows=forward if step != "bwd" else (),
+                forward_kernel_rows=forward,
                 backward_kernel_rows=backward,
-                grad_max_abs_diff_fp64=2e-3,
-                grad_rel_err_fp64=1e-4,
-                grad_tolerance_passed=True,
+                kernels=forward + backward,
+                kernel_count=sum(k.calls_per_run for k in forward + backward),
+                grad_max_abs_diff_fp64=worst.max_abs_diff_fp64,
+                grad_rel_err_fp64=worst.rel_err_fp64,
+                grad_allowed_err_fp64=worst.allowed_err_fp64,
+                grad_tolerance_rule=worst.tolerance_rule,
+                grad_tolerance_passed=all(c.tolerance_passed for c in checks),
+                grad_checks=checks,
+                saved=SAVED[mode.mode],
             )
         )
     return replace(base, modes=tuple(modes), training_pass=step)

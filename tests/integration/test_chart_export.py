@@ -12,7 +12,7 @@ import pytest
 from allocatordata import MIB, workload_result
 from allocatordata import ab_configs as _configs
 from fusiondata import run as _fusion_run
-from fusiondata import with_catalog
+from fusiondata import with_autotune, with_catalog, with_training
 from fusiondata import with_clocks as _new
 from fusiondata import with_resources as _resources_result
 from legacydata import BEFORE
@@ -90,11 +90,13 @@ def _allocator_run(recorded: dict) -> dict:
 
 def _runs(data_dir: Path) -> list[dict]:
     """CPU runs of every experiment and two H200 runs (legacy history), plus hand-made CUDA-like
-    fusion (three clocks; kernel resources), recompiles (limit hit; stance and CUDA graphs) and
-    allocator (configurations A/B, outside the allocator) runs for the charts CPU runs lack."""
+    fusion (three clocks; kernel resources; autotune choices; a training step), recompiles
+    (limit hit; stance and CUDA graphs) and allocator (configurations A/B, outside the
+    allocator) runs for the charts CPU runs lack."""
     history = _restore(data_dir)
     runs = [history.get(int(run_id)) for run_id in sorted(BEFORE, key=int)]
     fusion = [_fusion_run(_new()), _fusion_run(_resources_result()), _fusion_run(with_catalog())]
+    fusion += [_fusion_run(with_autotune()), _fusion_run(with_training())]  # choices; by pass
     recompiles = [_recompiles_run(_recompiles_result()), _recompiles_run(_whatif())]
     allocator = next(r for r in runs if r["spec"]["experiment"] == "allocator")
     return [*runs, *fusion, *recompiles, _allocator_run(allocator)]

@@ -6,35 +6,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
-import fusiondata
 from apphelpers import open_page, poll_until, widget
-from comparedata import CPU_FUSION, legacy_runs, stored
+from comparedata import fusion_mode_pair
 
 from runtime_lab import ui
-from runtime_lab.results import to_plain
 from runtime_lab.ui.suggest import BUTTON
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _fusion_pair(history) -> tuple[int, int]:
-    """Two CUDA-like fusion runs: eager + inductor, and eager + max-autotune (its own config)."""
-    cpu = legacy_runs()[CPU_FUSION]
-    eager, inductor, tuned = fusiondata.with_resources().modes
-    runs = []
-    for modes in ((eager, inductor), (eager, tuned)):
-        result = replace(fusiondata.with_resources(), modes=modes)
-        run = stored(cpu)
-        run.spec["options"]["modes"] = ",".join(m.mode for m in modes)
-        runs.append(history.add(replace(run, result=to_plain(result))))
-    return runs[0], runs[1]
-
-
 def test_the_history_compare_shows_the_kernel_diff_under_the_differing_modes(app):
-    a, b = _fusion_pair(ui.manager().history)
+    a, b = fusion_mode_pair(ui.manager().history)
     app.query_params["compare"] = f"{a},{b}"
     at = open_page(app, "app_pages/history.py")
     assert any(m.value == f"**Kernel diff: #{a} → #{b}**" for m in at.markdown)
@@ -50,7 +34,7 @@ def test_compare_json_carries_the_kernel_diff(data_dir, tmp_path):
     from runtime_lab.store.history import History
 
     data_dir.mkdir(parents=True, exist_ok=True)
-    a, b = _fusion_pair(History(data_dir / "history.sqlite3"))
+    a, b = fusion_mode_pair(History(data_dir / "history.sqlite3"))
     out = tmp_path / "cmp.json"
     done = subprocess.run(
         [
@@ -115,29 +99,53 @@ def _run(data_dir, *args):
     )
 
 
-def test_apply_suggestion_marks_the_dim_and_records_no_more_graphs(data_dir, tmp_path):
+def _applied(data_dir, tmp_path, run_id: int) -> tuple[dict, str]:
+    """`--apply-suggestion RUN_ID --json`: the JSON's apply_suggestion, and what it printed."""
+    out = tmp_path / f"after-{run_id}.json"
+    done = _run(data_dir, "--apply-suggestion", str(run_id), "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    return json.loads(out.read_text())["apply_suggestion"], done.stdout
+
+
+def test_apply_suggestion_marks_the_dim_then_sets_the_stance_with_no_more_graphs(
+    data_dir, tmp_path
+):
+    # x's dim 0 grows 8 → 32, then the last call changes dtype: a recompile no mark fixes
     first = _run(
         data_dir,
-        *("--shapes", "8x4,16x4,32x4,8x4", "--device", "cpu", "--warmup", "1", "--repeat", "3"),
-        *("--backend", "eager", "--bucket", "off", "--graph-break", "off"),
-        *("--compile-trace", "false", "--modes", "dynamic=False,dynamic=None"),
+        *("--shapes", "8x4,16x4,32x4,8x4:float16", "--device", "cpu"),
+        *("--warmup", "1", "--repeat", "3", "--backend", "eager", "--bucket", "off"),
+        *("--graph-break", "off", "--compile-trace", "false"),
+        *("--modes", "dynamic=False,dynamic=None"),
     )
     assert first.returncode == 0, first.stderr
-    out = tmp_path / "after.json"
-    done = _run(data_dir, "--apply-suggestion", "1", "--json", str(out))
-    assert done.returncode == 0, done.stderr
-    applied = json.loads(out.read_text())["apply_suggestion"]
-    assert (applied["from_run"], applied["mark_dynamic"], applied["applied"]) == (
+    applied, printed = _applied(data_dir, tmp_path, 1)
+    assert (applied["from_run"], applied["fix"], applied["applied"]) == (
         1,
-        "x:0",
+        "mark_dynamic x:0",
         "x:0,y:0",
     )
+    assert (applied["mark_dynamic"], applied["stance"], applied["applied_stance"]) == (
+        "x:0",
+        None,
+        "default",
+    )
     graphs = applied["unique_graphs"]
-    assert graphs["before"] == {"dynamic=False": 3, "dynamic=None": 2}
-    assert graphs["after"] == {"dynamic=False": 1, "dynamic=None": 1}
-    assert "unique graphs, run #1 → run #2: dynamic=False 3 → 1; dynamic=None 2 → 1" in done.stdout
-    again = _run(data_dir, "--apply-suggestion", "2")
+    assert graphs["before"] == {"dynamic=False": 4, "dynamic=None": 3}
+    assert graphs["after"] == {"dynamic=False": 2, "dynamic=None": 2}  # the dtype's recompile
+    assert "unique graphs, run #1 → run #2: dynamic=False 4 → 2; dynamic=None 3 → 2" in printed
+    applied, printed = _applied(data_dir, tmp_path, 2)
+    assert (applied["fix"], applied["stance"], applied["applied_stance"]) == (
+        "stance eager_on_recompile",
+        "eager_on_recompile",
+        "eager_on_recompile",
+    )
+    assert applied["applied"] == "x:0,y:0"  # the marks kept
+    assert "dtype mismatch" in applied["reason"] and applied["call"] == 4
+    assert applied["unique_graphs"]["after"] == {"dynamic=False": 1, "dynamic=None": 1}
+    assert "unique graphs, run #2 → run #3: dynamic=False 2 → 1; dynamic=None 2 → 1" in printed
+    again = _run(data_dir, "--apply-suggestion", "3")
     assert again.returncode == 2
     assert again.stderr.strip().endswith(
-        "has no recompile that a changing input size explains (nothing to apply)"
+        "has no recompile that a mark or a stance would fix (nothing to apply)"
     )

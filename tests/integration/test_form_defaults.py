@@ -64,6 +64,7 @@ def test_a_running_default_run_says_how_long_it_has_run_and_is_expected_to(worke
 
 @pytest.mark.slow
 @pytest.mark.serial  # a bar in seconds: timed with no other test beside it
+@pytest.mark.cold_caches  # the bar is a first run's: it measures the memory ceiling too
 def test_each_default_run_ends_within_the_bar_with_empty_caches(tmp_path):
     """Issue 18: under 60 s on a 2-core CPU machine (20 s on a GPU), caches empty, warm worker."""
     from runtime_lab.runner.jobs import JobManager

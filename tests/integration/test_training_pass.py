@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 
+import fusiondata
 import pytest
 from apphelpers import open_page, widget
+from streamlit.testing.v1 import AppTest
 
 from runtime_lab import ui
 from runtime_lab.cli.main import EXIT_OK, main
@@ -76,8 +78,48 @@ def test_the_cli_records_forward_and_backward_kernels_per_mode(tmp_path):
         assert found["forward_kernel_rows"] and found["backward_kernel_rows"]
         assert found["grad_tolerance_passed"] is True
         assert found["grad_rel_err_fp64"] < 1e-4
+        # each gradient judged as an output is, over its own reductions: w's sums the tokens
+        checks = {c["name"]: c for c in found["grad_checks"]}
+        assert checks["x"]["reduction_lengths"] == [256]
+        assert checks["w"]["reduction_lengths"] == [256, 256]
+        assert {c["tolerance_rule"] for c in checks.values()} == {"float64 bound"}
+        assert found["saved"]["tensors"] > 0 and found["saved"]["bytes"] > 0
     # Inductor fuses the backward too: eager's autograd runs an op per node
     assert modes["inductor"]["backward_kernels"] < modes["eager"]["backward_kernels"]
     assert any("cpp_fused" in k["name"] for k in modes["inductor"]["backward_kernel_rows"])
     summary = document["summary"]
     assert summary["backward_kernels"]["inductor"] == modes["inductor"]["backward_kernels"]
+    # AOTAutograd's partitioner keeps less for the backward than eager's autograd nodes do
+    saved = {mode: modes[mode]["saved"] for mode in ("eager", "inductor")}
+    assert saved["inductor"]["activation_bytes"] < saved["eager"]["activation_bytes"]
+    assert summary["saved_bytes"] == {mode: saved[mode]["bytes"] for mode in saved}
+    assert summary["grad_tolerance_rule"] == {"eager": "float64 bound", "inductor": "float64 bound"}
+
+
+def _draw(run):
+    from runtime_lab import ui
+
+    ui.draw(run)
+
+
+def test_a_fwd_bwd_report_on_the_fusion_page_shows_forward_and_backward_kernels():
+    run = fusiondata.run(fusiondata.with_training())
+    run["env"] = {}
+    at = AppTest.from_function(_draw, args=(run,), default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    boxes = [b.value for b in (*at.success, *at.warning)]  # amber: the clocks disagree
+    assert boxes[0].startswith(
+        "fusion rms_norm cuda:0 4096x4096 float32, forward + backward: inductor 1 + 1 kernels"
+    )
+    tabs = {t.label: t for t in at.tabs}
+    shown = {m.label: m.value for m in tabs["Summary"].metric}
+    assert shown["eager kernels"] == "4 + 8 per call"  # "(forward + backward)" its caption
+    assert shown["inductor saved for backward"] == "64 MiB in 3 tensors"
+    table = next(d.value for d in tabs["Kernels"].dataframe if "pass" in d.value.columns)
+    by_pass = table.groupby(["mode", "pass"])["name"].apply(list).to_dict()
+    assert by_pass[("inductor", "forward")] == ["triton_red_fused_0"]
+    assert by_pass[("inductor", "backward")] == ["triton_red_fused_1"]
+    assert by_pass[("eager", "backward")] == ["aten::sum"]
+    titles = [m.value for tab in at.tabs for m in tab.markdown if m.value.startswith("**")]
+    assert not [t for t in titles if "Bandwidth" in t or "Roofline" in t]

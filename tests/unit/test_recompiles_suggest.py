@@ -11,6 +11,8 @@ from runtime_lab import registry
 from runtime_lab.recompiles.report import expect, suggest
 from runtime_lab.spec import RunSpec, SpecError, build_spec
 
+STANCE = suggest.STANCE
+
 
 def test_the_default_modes_recompile_gives_mark_dynamic_on_the_axis_its_guard_names():
     run = legacy_runs()[CPU_RECOMPILES]
@@ -24,8 +26,10 @@ def test_the_default_modes_recompile_gives_mark_dynamic_on_the_axis_its_guard_na
 
 def test_marks_already_applied_are_not_suggested_again_and_new_ones_merge():
     result = replace(registry.load(legacy_runs()[CPU_RECOMPILES]), modes=(rd.auto_mode(),))
-    assert suggest.suggestion(result, "x:0") is None  # x:0 is the only size guard that failed
-    assert suggest.suggestion(replace(result, mark_dynamic="x:0,y:0")) is None
+    # x:0 is the only size guard that failed: a run that marked it and still recompiled there
+    # gets the stance, not the same mark again
+    assert suggest.suggestion(result, "x:0").fix == f"stance {STANCE}"
+    assert suggest.suggestion(replace(result, mark_dynamic="x:0,y:0")).added == ""
     found = suggest.suggestion(result, "y:1")
     assert found.mark_dynamic == "y:1,x:0" and found.added == "x:0"
 
@@ -44,3 +48,39 @@ def test_the_expectation_model_takes_the_option_s_dims_as_dynamic_in_every_mode(
     assert expect.compiles("dynamic=False", calls, (0,)) == 3
     assert expect.compiles("dynamic=False", calls, (0,), forced=(0,)) == 1
     assert expect.compiles("dynamic=None", calls, (0,), forced=(0,)) == 1
+
+
+DTYPE = "0/0: tensor 'x' dtype mismatch. expected Float, actual Half"
+
+
+def _dtype_change(mode: str = "dynamic=None"):
+    """The legacy CPU run's result whose one mode recompiles at call 2 for a dtype change."""
+    calls = (
+        rd.call(1, 512, "compile", "0/0", compile_s=1.0),
+        rd.call(2, 512, "recompile", "0/1", DTYPE, compile_s=1.0),
+        rd.call(3, 512, "cache hit", "0/0"),
+    )
+    modes = (replace(rd.auto_mode(), mode=mode, calls=calls),)
+    return replace(registry.load(legacy_runs()[CPU_RECOMPILES]), modes=modes)
+
+
+def test_a_recompile_no_mark_fixes_gives_the_eager_on_recompile_stance():
+    run = legacy_runs()[CPU_RECOMPILES]
+    found = suggest.for_run(run.spec, _dtype_change())
+    assert (found.mode, found.call, found.stance, found.added) == ("dynamic=None", 2, STANCE, "")
+    assert found.fix == f"stance {STANCE}"
+    assert f'torch.compiler.set_stance("{STANCE}")' in found.explanation
+    assert "dtype mismatch" in found.explanation
+    spec = RunSpec.from_dict(suggest.applied(run.spec, found))
+    assert spec.option("stance") == STANCE
+    assert spec.option("mark_dynamic") == ""  # the marks left as they were
+
+
+def test_a_size_recompile_still_gets_the_mark_and_a_set_stance_gets_nothing():
+    result = replace(registry.load(legacy_runs()[CPU_RECOMPILES]), modes=(rd.auto_mode(),))
+    found = suggest.suggestion(result)
+    assert (found.stance, found.fix) == ("", "mark_dynamic x:0")  # PyTorch's fix first
+    assert suggest.suggestion(_dtype_change(), stance="fail_on_recompile") is None
+    assert suggest.suggestion(replace(_dtype_change(), stance=STANCE)) is None
+    # the what-ifs recompile per bucket by design: no stance for the whole run from them
+    assert suggest.suggestion(_dtype_change(mode="bucketed")) is None

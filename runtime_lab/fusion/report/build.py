@@ -11,7 +11,7 @@ import altair as alt
 from runtime_lab.compiler import frames as cf
 from runtime_lab.fusion.report import autotune as ra
 from runtime_lab.fusion.report import charts as fc
-from runtime_lab.fusion.report import checks, correctness
+from runtime_lab.fusion.report import checks, correctness, step
 from runtime_lab.fusion.report import frames as ff
 from runtime_lab.fusion.report import kernel_table as fk
 from runtime_lab.fusion.report import kernel_views as rk
@@ -47,12 +47,17 @@ def _speed(result: FusionResult, key: Mapping[str, Any], by: dict[str, ModeResul
     device = "CPU" if result.device == "cpu" else result.device
     named = f" {result.variant}" if rw.catalog_run(result) or result.variant != "pointwise" else ""
     head = f"fusion{named} {device} {'x'.join(map(str, result.shape))} {result.dtype}"
+    if step.stepped(result):
+        head += f", {step.words(result)}"
     eager, compiled = by.get("eager"), key["compiled_mode"]
     if not compiled:
         return f"{head}: no compiled mode ran"
-    text = f"{head}: {compiled} {_kernels_word(by[compiled].kernel_count)}"
+    if step.stepped(result):  # kernels by pass: "2 + 3 kernels vs eager 4 + 8"
+        text = f"{head}: {compiled} {step.kernels_word(result, by[compiled])}"
+    else:
+        text = f"{head}: {compiled} {_kernels_word(by[compiled].kernel_count)}"
     if eager and eager.ran:
-        text += f" vs eager {_count(eager.kernel_count)}"
+        text += f" vs eager {step.counts(result, eager)}"
     speedup = key["measured_speedup"]
     if speedup:
         if 0.95 <= speedup < 1.05:
@@ -80,26 +85,40 @@ def _best_pct(best, ws: WorkingSet) -> str:
 
 
 def _metrics(
-    key: Mapping[str, Any], modes, by: dict[str, ModeResult], ws: WorkingSet
+    result: FusionResult, key: Mapping[str, Any], modes, by: dict[str, ModeResult], ws: WorkingSet
+) -> list[Metric]:
+    found = _kernel_metrics(result, key, by)
+    if step.stepped(result):  # the bytes model is the forward's: step.HIDDEN_NOTE says why
+        return [*found, *_step_metrics(result, key, by)]
+    return [*found, *_forward_metrics(key, modes, by, ws)]
+
+
+def _kernel_metrics(
+    result: FusionResult, key: Mapping[str, Any], by: dict[str, ModeResult]
 ) -> list[Metric]:
     compiled = key["compiled_mode"]
-    best = modes.dropna(subset=["ceiling_pct"])
-    best = best.loc[best["ceiling_pct"].idxmax()] if not best.empty else None
+    where = f" ({step.words(result)})" if step.stepped(result) else ""
     diff = key["max_abs_diff"]
-    measured = key["measured_speedup"]
-    ceiling = key["copy_ceiling_gbps"]
-    eager_transfers = by["eager"].transfers_per_element if "eager" in by else EAGER_TRANSFERS
     return [
-        Metric("eager kernels/call", _count(by["eager"].kernel_count) if "eager" in by else "—"),
         Metric(
-            f"{compiled or 'compiled'} kernels/call",
-            _count(by[compiled].kernel_count) if compiled else "—",
+            f"eager kernels/call{where}",
+            step.counts(result, by["eager"]) if "eager" in by else "—",
+        ),
+        Metric(
+            f"{compiled or 'compiled'} kernels/call{where}",
+            step.counts(result, by[compiled]) if compiled else "—",
         ),
         Metric(
             "max |mode − eager|",
             "—" if diff is None else f"{diff:.3e}",
             _help("max_abs_diff"),
         ),
+        *_compile_metrics(key),
+    ]
+
+
+def _compile_metrics(key: Mapping[str, Any]) -> list[Metric]:
+    return [
         Metric(
             "cold compile",
             "—" if key["cold_compile_s"] is None else fmt_seconds(key["cold_compile_s"]),
@@ -117,6 +136,46 @@ def _metrics(
             "—" if key["warm_process_s"] is None else fmt_ms(key["warm_process_s"] * 1e3),
             _help("warm_process_s"),
         ),
+    ]
+
+
+def _step_metrics(
+    result: FusionResult, key: Mapping[str, Any], by: dict[str, ModeResult]
+) -> list[Metric]:
+    """A training step's: the measured speed-up (no bytes-model prediction), what eager and
+    the compiled mode saved for backward."""
+    measured, compiled = key["measured_speedup"], key["compiled_mode"]
+    found = []
+    if not result.timed_before_profiling:  # else checks.metrics quotes it beside the naive A/B
+        found.append(
+            Metric(
+                "measured speed-up",
+                "—" if measured is None else f"{measured:.2f}×",
+                _help("measured_speedup", f"Here: the step ({step.words(result)})."),
+            )
+        )
+    for name in dict.fromkeys(("eager", compiled)):
+        if name in by and by[name].saved is not None:
+            found.append(
+                Metric(
+                    f"{name} saved for backward",
+                    step.saved_text(by[name]),
+                    _help(f"saved_bytes.{name}"),
+                )
+            )
+    return found
+
+
+def _forward_metrics(
+    key: Mapping[str, Any], modes, by: dict[str, ModeResult], ws: WorkingSet
+) -> list[Metric]:
+    """The forward's: speed-up against the bytes model's prediction, the ceiling and its share."""
+    best = modes.dropna(subset=["ceiling_pct"])
+    best = best.loc[best["ceiling_pct"].idxmax()] if not best.empty else None
+    measured = key["measured_speedup"]
+    ceiling = key["copy_ceiling_gbps"]
+    eager_transfers = by["eager"].transfers_per_element if "eager" in by else EAGER_TRANSFERS
+    return [
         Metric(
             "speed-up: measured vs predicted",
             f"{'—' if measured is None else f'{measured:.2f}×'} vs {key['predicted_speedup']:.2f}×",
@@ -172,12 +231,15 @@ def _charts(
     found: list[tuple[str, alt.TopLevelMixin]] = []
     best, source = fig.ceiling_gbps, fig.ceiling_source
     if not kernels.empty:
-        found.append(
-            (
-                "Kernels per call (profiler; stacked by kernel, launches at the bar end)",
-                fc.kernel_chart(kernels, [m.mode for m in result.modes]),
+        order = [m.mode for m in result.modes]
+        title = "Kernels per call (profiler; stacked by kernel, launches at the bar end)"
+        if step.stepped(result):  # a bar per mode and pass
+            order = [b for m in order for b in (m, *(f"{m} · {p}" for p in ff.PASS_NAMES))]
+            title = (
+                f"Kernels per call of the step ({step.words(result)}; profiler; a bar per mode "
+                "and pass, stacked by kernel, launches at the bar end)"
             )
-        )
+        found.append((title, fc.kernel_chart(kernels, order)))
     if not compile_long.empty:
         found.append(("Compile latency: first call by phase", fc.compile_chart(compile_long)))
     if modes["achieved_gbps"].notna().any():
@@ -212,6 +274,7 @@ def _charts(
     sweep = ff.sweep_frame(result)
     if not sweep.empty:
         found.append(("Sweep: time per call against size", fc.sweep_time_chart(sweep)))
+    if not sweep.empty and not step.stepped(result):  # a step's GB/s is no figure
         found.append(
             (
                 "Sweep: achieved GB/s against size",
@@ -251,11 +314,16 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
     kernels = ff.kernels_frame(result)
     compile_long = ff.compile_frame(result)
     checked = [m for m in result.modes if m.tolerance_passed is not None]
+    graded = [m for m in result.modes if m.grad_tolerance_passed is not None]
     ok = any(m.ran for m in result.modes) and all(m.tolerance_passed for m in checked)
+    ok = ok and all(m.grad_tolerance_passed for m in graded)  # a wrong gradient: never green
     shown = kernels.drop(columns="kernel") if kernels["kernel"].equals(kernels["name"]) else kernels
+    shown = shown.drop(columns="bar", errors="ignore")  # the chart's; the table has mode, pass
     kernel_views = rk.views(result, fig, modes, resources)  # occupancy; the long-chain what-if
     tuned = ra.views(result)  # max-autotune's choices per GEMM/template
-    tables = [("Modes", _readable(modes)), ("Kernels", _readable(shown)), *kernel_views.tables]
+    kernels_title = "Kernels by pass (forward, backward)" if step.stepped(result) else "Kernels"
+    tables = [("Modes", _readable(modes)), (kernels_title, _readable(shown))]
+    tables += kernel_views.tables
     tables += tuned.tables
     clock_table, clock_chart = checks.clock_views(fig.clocks)
     if clock_table is not None:
@@ -292,7 +360,7 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
         headline=_headline(result, key, by),
         ok=ok,
         metrics=(
-            *_metrics(key, modes, by, ws),
+            *_metrics(result, key, modes, by, ws),
             *rw.metrics(result, fig),
             *checks.metrics(result, fig),
         ),
@@ -302,6 +370,7 @@ def build(run: dict[str, Any], result: FusionResult) -> Report:
         notes=(
             *rw.notes(result, fig),
             *correctness.notes(result),
+            *step.notes(result),
             *report_notes.notes(run, result, key, modes, compile_long),
             *kernel_views.notes,
             *tuned.notes,

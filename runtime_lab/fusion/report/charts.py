@@ -28,8 +28,10 @@ def mode_scale(modes) -> alt.Scale:
 
 
 def kernel_chart(kernels: pd.DataFrame, order: list[str]) -> alt.LayerChart:
-    """Time per call of each mode, stacked by kernel, with the launches per call at the bar end."""
-    y = alt.Y("mode:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
+    """Time per call of each mode, stacked by kernel, with the launches per call at the bar end;
+    a training step's kernels (a `bar` column: "eager · forward") one bar per mode and pass."""
+    bar = "bar" if "bar" in kernels else "mode"
+    y = alt.Y(f"{bar}:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
     bars = (
         alt.Chart(kernels)
         .mark_bar()
@@ -39,7 +41,7 @@ def kernel_chart(kernels: pd.DataFrame, order: list[str]) -> alt.LayerChart:
             color=alt.Color("kernel:N", title="kernel", legend=alt.Legend(**LEGEND)),
             order=alt.Order("total_us:Q", sort="descending"),
             tooltip=[
-                alt.Tooltip("mode:N"),
+                alt.Tooltip(f"{bar}:N", title="mode"),
                 alt.Tooltip("name:N", title="kernel"),
                 alt.Tooltip("calls_per_run:Q", format=".3~g", title="launches per call"),
                 alt.Tooltip("total_us:Q", format=".2f", title="µs per call"),
@@ -53,9 +55,7 @@ def kernel_chart(kernels: pd.DataFrame, order: list[str]) -> alt.LayerChart:
     )
     totals = (
         alt.Chart(kernels)
-        .transform_aggregate(
-            total_us="sum(total_us)", launches="sum(calls_per_run)", groupby=["mode"]
-        )
+        .transform_aggregate(total_us="sum(total_us)", launches="sum(calls_per_run)", groupby=[bar])
         .transform_calculate(
             label="format(datum.launches, '.3~g') + (datum.launches == 1 ? ' kernel' : ' kernels')"
             " + ' · ' + format(datum.total_us, '.4~r') + ' µs'"
@@ -66,7 +66,7 @@ def kernel_chart(kernels: pd.DataFrame, order: list[str]) -> alt.LayerChart:
             y=y,
             text="label:N",
             tooltip=[
-                alt.Tooltip("mode:N"),
+                alt.Tooltip(f"{bar}:N", title="mode"),
                 alt.Tooltip("launches:Q", format=".3~g", title="launches per call"),
                 alt.Tooltip("total_us:Q", format=".2f", title="µs per call, all kernels"),
             ],

@@ -28,6 +28,16 @@ def metrics(result: FusionResult, fig: FusionFigures) -> list[Metric]:
     add = result.add_gbps
     peak = result.theoretical_gbps
     naive, measured = fig.summary.get("naive_speedup"), fig.summary.get("measured_speedup")
+    speedups = Metric(
+        "speed-up: naive A/B vs measured",
+        f"{'—' if naive is None else f'{naive:.3g}×'} vs "
+        f"{'—' if measured is None else f'{measured:.3g}×'}",
+        glossary.help_text(
+            "fusion", "naive_speedup", "measured: warm steady-state medians, eager ÷ compiled"
+        ),
+    )
+    if result.training_pass != "fwd":  # no figure of a training step is read against a ceiling
+        return [speedups]
     return [
         Metric(
             "ceiling (best measured)",
@@ -44,14 +54,7 @@ def metrics(result: FusionResult, fig: FusionFigures) -> list[Metric]:
             "not available" if peak is None else f"{peak:,.1f} GB/s",
             glossary.help_text("fusion", "theoretical_gbps", result.theoretical_detail or None),
         ),
-        Metric(
-            "speed-up: naive A/B vs measured",
-            f"{'—' if naive is None else f'{naive:.3g}×'} vs "
-            f"{'—' if measured is None else f'{measured:.3g}×'}",
-            glossary.help_text(
-                "fusion", "naive_speedup", "measured: warm steady-state medians, eager ÷ compiled"
-            ),
-        ),
+        speedups,
     ]
 
 

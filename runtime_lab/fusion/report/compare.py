@@ -30,7 +30,7 @@ def samples(result: FusionResult) -> dict[str, tuple[float, ...]]:
         if mode.timing:
             primary = mode.timing.primary_ms
             found[f"steady_state_ms.{mode.mode}"] = primary
-            if mode.bytes_moved:
+            if mode.bytes_moved and result.training_pass == "fwd":  # a step's is no figure
                 # GB/s of each call: a monotone map of its time, so its quartiles map too
                 gbps = tuple(mode.bytes_moved / (t / 1e3) / 1e9 for t in primary if t > 0)
                 found[f"achieved_gbps.{mode.mode}"] = gbps

@@ -87,15 +87,23 @@ def mode_figures(result: FusionResult, best: float | None) -> tuple[ModeFigures,
     eager_ms = steady_ms(by_mode["eager"]) if "eager" in by_mode else None
     eager_kernels = by_mode["eager"].kernel_count if "eager" in by_mode else None
     flops = result.flops_per_call
-    return tuple(_mode(mode, eager_ms, eager_kernels, best, flops) for mode in result.modes)
+    # a training step's time over the forward's bytes and FLOPs is no figure (step.HIDDEN_NOTE)
+    modeled = result.training_pass == "fwd"
+    return tuple(
+        _mode(mode, eager_ms, eager_kernels, best, flops, modeled) for mode in result.modes
+    )
 
 
-def _mode(mode: ModeResult, eager_ms, eager_kernels, best: float | None, flops: int) -> ModeFigures:
+def _mode(
+    mode: ModeResult, eager_ms, eager_kernels, best: float | None, flops: int, modeled: bool
+) -> ModeFigures:
+    """`modeled` False for a training step: no GB/s, ceiling share, TFLOP/s or intensity."""
     if not mode.timing:
         return ModeFigures(mode.mode, mode.ran, mode.error)
     primary, host = stats(mode.timing.primary_ms), stats(mode.timing.host_ms)
     device = stats(mode.timing.device_ms)
-    gbps = mode.bytes_moved / (primary.median / 1e3) / 1e9
+    gbps = mode.bytes_moved / (primary.median / 1e3) / 1e9 if modeled else None
+    flops = flops if modeled else 0
     return ModeFigures(
         mode=mode.mode,
         ran=mode.ran,
@@ -112,8 +120,8 @@ def _mode(mode: ModeResult, eager_ms, eager_kernels, best: float | None, flops: 
         verdict=_verdict(device, host),
         speedup_vs_eager=eager_ms / primary.median if eager_ms else None,
         achieved_gbps=gbps,
-        ceiling_fraction=gbps / best if best else None,
-        ceiling_pct=100 * gbps / best if best else None,
+        ceiling_fraction=gbps / best if best and gbps is not None else None,
+        ceiling_pct=100 * gbps / best if best and gbps is not None else None,
         fewer_kernels_but_slower=bool(
             eager_ms
             and eager_kernels
@@ -274,7 +282,10 @@ def _summary(result, modes, best, source, resources) -> dict[str, Any]:
 
 def predicted_speedup(result: FusionResult, eager: ModeResult | None) -> float | None:
     """Eager's bytes over the ideal model's: the speed-up fusion promises if both are bound
-    by memory bandwidth (older runs: eager's element transfers over the fused 3)."""
+    by memory bandwidth (older runs: eager's element transfers over the fused 3); None for a
+    training step (the model is the forward's)."""
+    if result.training_pass != "fwd":
+        return None
     if result.ideal_bytes:
         return result.eager_bytes / result.ideal_bytes
     return (eager.transfers_per_element if eager else EAGER_TRANSFERS) / FUSED_TRANSFERS
@@ -302,13 +313,34 @@ def pass_figures(result: FusionResult) -> dict[str, Any]:
     """A training step's figures: its pass, and per mode the kernels of each pass, with
     each mode's gradients against float64 (issue 39)."""
     ran = [m for m in result.modes if m.ran]
-    return {
+    found = {
         "training_pass": result.training_pass,
         "forward_kernels": {m.mode: m.forward_kernels for m in ran},
         "backward_kernels": {m.mode: m.backward_kernels for m in ran},
         "backward_kernel_names": {m.mode: [k.name for k in m.backward_kernel_rows] for m in ran},
         "grad_rel_err_fp64": {m.mode: m.grad_rel_err_fp64 for m in ran},
     }
+    judged = [m for m in result.modes if m.grad_tolerance_rule]
+    if judged:  # gradients under the float64 bound, each over its own reductions
+        found |= {
+            "grad_max_err_fp64": {m.mode: m.grad_max_abs_diff_fp64 for m in judged},
+            "grad_allowed_err_fp64": {m.mode: m.grad_allowed_err_fp64 for m in judged},
+            "grad_tolerance_rule": {m.mode: m.grad_tolerance_rule for m in judged},
+            "grads_outside_tolerance": [
+                f"{m.mode}: {c.name}"
+                for m in judged
+                for c in m.grad_checks
+                if c.tolerance_passed is False
+            ],
+        }
+    kept = [m for m in result.modes if m.saved is not None]
+    if kept:  # what each mode's forward saved for its backward
+        found |= {
+            "saved_tensors": {m.mode: m.saved.tensors for m in kept},
+            "saved_bytes": {m.mode: m.saved.bytes for m in kept},
+            "saved_activation_bytes": {m.mode: m.saved.activation_bytes for m in kept},
+        }
+    return found
 
 
 def tolerance_figures(result: FusionResult) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pandas as pd
 
@@ -10,6 +11,7 @@ from runtime_lab.fusion.report.figures import ModeFigures
 from runtime_lab.fusion.report.kernel_table import short_kernel_name
 from runtime_lab.fusion.result import CompileLatency, FusionResult, ModeResult
 from runtime_lab.glossary import units
+from runtime_lab.results import KernelRow
 from runtime_lab.view import frames
 from runtime_lab.view.fmt import fmt_bytes
 
@@ -65,31 +67,88 @@ def modes_frame(result: FusionResult, figures: Sequence[ModeFigures]) -> pd.Data
                 "graph_breaks": mode.graph_breaks,
                 "cuda_graph_compatible": mode.cuda_graph_compatible,
                 "fewer_kernels_but_slower": fig.fewer_kernels_but_slower,
+                **(_step_columns(mode) if result.training_pass != "fwd" else {}),
             }
         )
-    return pd.DataFrame(rows)  # a result always has at least one mode
+    frame = pd.DataFrame(rows)  # a result always has at least one mode
+    if result.training_pass != "fwd":  # the bytes model is the forward's, not this step's:
+        frame[list(FORWARD_BYTES)] = None  # empty, so the table leaves them out
+    return frame
+
+
+# the modes table's columns from the forward's bytes model, dropped for a training step
+FORWARD_BYTES = ("achieved_gbps", "ceiling_pct", "transfers_per_element", "bytes_per_call")
+
+
+def _step_columns(mode: ModeResult) -> dict:
+    """A training step's columns: kernels per pass, the gradients' judgement, what the forward
+    saved for the backward."""
+    saved = mode.saved
+    return {
+        "forward_kernels": mode.forward_kernels,
+        "backward_kernels": mode.backward_kernels,
+        "grad_max_err_fp64": mode.grad_max_abs_diff_fp64,
+        "grad_allowed_err_fp64": mode.grad_allowed_err_fp64,
+        "grad_tolerance_passed": mode.grad_tolerance_passed,
+        "saved_tensors": saved.tensors if saved else None,
+        "saved_bytes": saved.bytes if saved else None,
+        "saved_activation_bytes": saved.activation_bytes if saved else None,
+    }
+
+
+PASS_NAMES = ("forward", "backward", "outside the step")  # a training step's kernel table
+
+
+def _kernel_row(mode: str, k: KernelRow, **extra) -> dict:
+    return {
+        "mode": mode,
+        **extra,
+        "kernel": short_kernel_name(k.name),
+        "name": k.name,
+        "calls_per_run": k.calls_per_run,
+        "total_us": k.total_us,
+        "mean_us": k.mean_us,
+        "stream": k.stream,
+        "grid": k.grid,
+        "block": k.block,
+        "registers": k.registers,
+    }
+
+
+def _by_pass(mode: ModeResult) -> list[tuple[str, KernelRow]]:
+    """A step's kernels as (pass, row): each pass's rows, then what the profiled calls ran
+    outside both ranges (a row's launches beyond its passes' count, its time in proportion)."""
+    found = [("forward", k) for k in mode.forward_kernel_rows]
+    found += [("backward", k) for k in mode.backward_kernel_rows]
+    counted: dict[str, float] = {}
+    for _, k in found:
+        counted[k.name] = counted.get(k.name, 0.0) + k.calls_per_run
+    for k in mode.kernels:
+        left = k.calls_per_run - counted.get(k.name, 0.0)
+        if left > 1e-6 and k.calls_per_run:
+            share = left / k.calls_per_run
+            found.append(
+                (PASS_NAMES[2], replace(k, calls_per_run=left, total_us=k.total_us * share))
+            )
+    return found
 
 
 def kernels_frame(result: FusionResult) -> pd.DataFrame:
-    """One row per mode and kernel (CUDA) or op (CPU), times per call of the workload."""
-    rows = [
-        {
-            "mode": mode.mode,
-            "kernel": short_kernel_name(k.name),
-            "name": k.name,
-            "calls_per_run": k.calls_per_run,
-            "total_us": k.total_us,
-            "mean_us": k.mean_us,
-            "stream": k.stream,
-            "grid": k.grid,
-            "block": k.block,
-            "registers": k.registers,
-        }
-        for mode in result.modes
-        for k in mode.kernels
-    ]
+    """One row per mode and kernel (CUDA) or op (CPU), times per call of the workload; a
+    training step's by pass too (its `pass` column: forward, backward, outside the step)."""
     columns = ["mode", "kernel", "name", "calls_per_run", "total_us", "mean_us"]
-    return pd.DataFrame(rows, columns=[*columns, "stream", "grid", "block", "registers"])
+    columns += ["stream", "grid", "block", "registers"]
+    if result.training_pass == "fwd":
+        rows = [_kernel_row(m.mode, k) for m in result.modes for k in m.kernels]
+        return pd.DataFrame(rows, columns=columns)
+    rows = [
+        _kernel_row(m.mode, k, **{"pass": step, "bar": f"{m.mode} · {step}"})
+        for m in result.modes
+        for step, k in (_by_pass(m) if m.backward_kernel_rows else [(None, k) for k in m.kernels])
+    ]
+    for row in rows:
+        row["bar"] = row["bar"] if row["pass"] else row["mode"]
+    return pd.DataFrame(rows, columns=["mode", "pass", "bar", *columns[1:]])
 
 
 def phase_seconds(c: CompileLatency) -> tuple[dict[str, float], bool]:
@@ -237,6 +296,7 @@ def _evidence(mode: ModeResult, fig: ModeFigures) -> dict[str, str]:
         "compiles, FX cache hits": " · ".join(counts) or "—",
         "graph breaks": breaks,
         "tolerance": tolerance,
+        **({"gradients": _grads(mode)} if mode.grad_tolerance_passed is not None else {}),
         "profiler kernels": kernels,
         "end-to-end latency": "—" if steady is None else f"{steady:.4g} ms/call",
         "CUDA-graph compatible": graphs,
@@ -260,6 +320,23 @@ def _tolerance(mode: ModeResult) -> str:
         f"{verdict} ({mode.tolerance_rule}): max err against float64 "
         f"{mode.max_abs_diff_fp64:.2e} {sign} {mode.allowed_err_fp64:.2e} allowed"
     )
+
+
+def _grads(mode: ModeResult) -> str:
+    """The gradients' verdict: each judged against float64 (issue 39), or the one figure of
+    a run before they had the bound."""
+    verdict = "pass" if mode.grad_tolerance_passed else "FAIL"
+    if not mode.grad_checks:
+        rel = mode.grad_rel_err_fp64
+        return verdict if rel is None else f"{verdict}: max error ÷ largest gradient {rel:.2e}"
+    parts = []
+    for c in mode.grad_checks:
+        if c.problem:
+            parts.append(f"{c.name}: {c.problem}")
+            continue
+        sign = "≤" if c.tolerance_passed else ">"
+        parts.append(f"{c.name} {c.max_abs_diff_fp64:.2e} {sign} {c.allowed_err_fp64:.2e}")
+    return f"{verdict} against float64: " + "; ".join(parts)
 
 
 def _mega(c: CompileLatency) -> str:

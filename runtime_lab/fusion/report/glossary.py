@@ -413,11 +413,90 @@ FIGURES = (
         "{} gradient error against float64",
         "number",
         "lower",
-        "The largest absolute difference of any gradient from the same backward run over "
-        "float64 copies of the inputs (the same upstream gradient), over the largest float64 "
-        "gradient.",
-        "Relative to the largest gradient: a small gradient's own error can be larger; in "
-        "bf16/fp16 eager's error is the yardstick (the run records both).",
+        "The deciding gradient's largest absolute difference from the same backward run over "
+        "float64 copies of the inputs (the same upstream gradient), over its largest float64 "
+        "value. The deciding gradient is the one nearest to (or furthest over) its allowance; "
+        "runs before the gradients had the bound: the largest over every gradient.",
+        "Relative to that gradient's largest value: read it against the allowed error, not "
+        "against zero (bf16 rounds every gradient, and its reductions add their own error).",
+    ),
+    figure(
+        "grad_max_err_fp64.*",
+        "{} gradient max error against float64",
+        "number",
+        "lower",
+        "The deciding gradient's largest elementwise |gradient − float64 gradient|, in its own "
+        "units: each gradient is judged as an output is, before anything is timed "
+        "(docs/measurement.md, the gradients).",
+        "One gradient's figure (the one nearest its allowance): the Evidence table's gradients "
+        "row has every gradient's.",
+    ),
+    figure(
+        "grad_allowed_err_fp64.*",
+        "{} gradient allowed error against float64",
+        "number",
+        "neither",
+        "What the deciding gradient's rule allowed: the float64 bound C · (eps(dtype) + "
+        "eps(float32) · √K) · max |float64 gradient| with K the sum of that gradient's own "
+        "reduction lengths (a weight's adds the tokens it sums over), else eager's gradient "
+        "error plus one epsilon of its largest value.",
+        "K per gradient is declared by the workload or derived (the forward's lengths plus the "
+        "dimensions a broadcast input's gradient sums over): a user's workload gets the "
+        "derived one, which may be loose for a GEMM.",
+    ),
+    figure(
+        "grad_tolerance_rule.*",
+        "{} gradient tolerance rule",
+        "text",
+        "neither",
+        "The rule that decided the deciding gradient: 'float64 bound' or 'no worse than eager', "
+        "'finite output' or 'output shape' (the gradient could not be judged), 'gradient "
+        "missing' (autograd gave none where float64's backward did).",
+        "'no worse than eager' passes a gradient as wrong as eager's: in bf16 eager's backward "
+        "rounds every intermediate, and some of its gradients miss the float64 bound.",
+    ),
+    figure(
+        "grads_outside_tolerance",
+        "gradients outside tolerance",
+        "list",
+        "neither",
+        "Each gradient that failed its check, as 'mode: input' (the input it is the gradient "
+        "of); the mode is timed all the same, and the headline says its speed is of a wrong "
+        "answer.",
+        "A mode in this list has figures: do not quote them as a speed-up.",
+    ),
+    figure(
+        "saved_tensors.*",
+        "{} tensors saved for backward",
+        "count",
+        "lower",
+        "Tensors the mode's forward packed for its backward, counted by autograd's "
+        "saved_tensors_hooks on one more untimed step: eager's autograd nodes save theirs one "
+        "by one; a compiled mode's CompiledFunction saves what AOTAutograd's partitioner kept "
+        "from the joint graph (recomputing cheap ops in the backward instead).",
+        "A tensor two nodes save counts twice; read saved_bytes for memory.",
+    ),
+    figure(
+        "saved_bytes.*",
+        "{} saved for backward",
+        "bytes",
+        "lower",
+        "The storages the tensors saved for backward keep alive, each once (a view keeps its "
+        "base's whole storage), the step's inputs included: what the allocator holds between "
+        "the forward and the backward on their account.",
+        "Storage bytes, not the allocator's blocks (rounded up, cached); intermediates that "
+        "live only inside the forward or the backward are not counted: see the allocator "
+        "experiment's curve for the step's peak.",
+    ),
+    figure(
+        "saved_activation_bytes.*",
+        "{} saved activations",
+        "bytes",
+        "lower",
+        "Of saved_bytes, the storages that are not the step's inputs: the activations the "
+        "forward leaves for the backward, which a training step holds on top of its inputs and "
+        "weights.",
+        "A view of an input counts as the input (its storage is the input's).",
     ),
     figure(
         "workload",

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from runtime_lab.fusion.report import step
 from runtime_lab.fusion.report.cache import WorkingSet
 from runtime_lab.fusion.report.checks import over_ceiling
 from runtime_lab.fusion.report.figures import NAIVE_RECORD, FusionFigures, naive_arms
@@ -42,10 +43,14 @@ def summary(
 
 
 def _kernels(result: FusionResult, mode: str | None, named: bool = False) -> str:
+    """Launches per call; a training step's by pass: "2 + 3 per call (forward + backward)"."""
     found = next((m for m in result.modes if m.mode == mode), None)
     if found is None or found.kernel_count is None:
         return "—"
-    return f"{found.kernel_count:g} per call" + (f" ({mode})" if named else "")
+    where = [mode] if named else []
+    if step.stepped(result):
+        where.append(step.words(result))
+    return f"{step.counts(result, found)} per call" + (f" ({', '.join(where)})" if where else "")
 
 
 def _steady(fig: FusionFigures, mode: str | None) -> str:
@@ -93,31 +98,51 @@ def _pairs(result: FusionResult, fig: FusionFigures) -> tuple[tuple[Metric, ...]
     key = fig.summary
     compiled = key["compiled_mode"]
     measured, naive = key["measured_speedup"], key.get("naive_speedup")
+    kernels = (
+        figure("fusion", "eager_kernel_names", _kernels(result, "eager")),
+        figure("fusion", "compiled_kernel_names", _kernels(result, compiled, named=True)),
+    )
+    steady = (
+        figure("fusion", "steady_state_ms.eager", _steady(fig, "eager")),
+        figure("fusion", f"steady_state_ms.{compiled or 'compiled'}", _steady(fig, compiled)),
+    )
+    compile_pair = (
+        figure("fusion", "cold_compile_s", _seconds(key["cold_compile_s"])),
+        figure("fusion", "warm_cache_compile_s", _seconds(key["warm_cache_compile_s"])),
+    )
+    if step.stepped(result):  # the speed-up is the headline's; what each saved for backward
+        return pairs(kernels, steady, _saved_pair(result, compiled), compile_pair)
     return pairs(
-        (
-            figure("fusion", "eager_kernel_names", _kernels(result, "eager")),
-            figure("fusion", "compiled_kernel_names", _kernels(result, compiled, named=True)),
-        ),
-        (
-            figure("fusion", "steady_state_ms.eager", _steady(fig, "eager")),
-            figure("fusion", f"steady_state_ms.{compiled or 'compiled'}", _steady(fig, compiled)),
-        ),
+        kernels,
+        steady,
         (
             figure("fusion", "measured_speedup", "—" if measured is None else f"{measured:.2f}×"),
             figure("fusion", "naive_speedup", naive_value(result, naive), naive_detail(result))
             if result.timed_before_profiling
             else figure("fusion", "predicted_speedup", f"{key['predicted_speedup']:.2f}×"),
         ),
-        (
-            figure("fusion", "cold_compile_s", _seconds(key["cold_compile_s"])),
-            figure("fusion", "warm_cache_compile_s", _seconds(key["warm_cache_compile_s"])),
-        ),
+        compile_pair,
+    )
+
+
+def _saved_pair(result: FusionResult, compiled: str | None) -> tuple:
+    """Eager's saved-for-backward bytes beside the compiled mode's; () where not recorded."""
+    by = {m.mode: m for m in result.modes if m.saved is not None}
+    return tuple(
+        figure("fusion", f"saved_bytes.{name}", step.saved_text(by[name]))
+        for name in dict.fromkeys(("eager", compiled))
+        if name in by
     )
 
 
 def _prose(result: FusionResult, fig: FusionFigures, modes: pd.DataFrame) -> list[str]:
     key = fig.summary
     found = [first_sentence(f"{m.mode}: {m.error}") for m in result.modes if m.error]
+    if step.stepped(result):
+        found.append(
+            f"Each time is of the step ({step.words(result)}); no GB/s or roofline: the bytes "
+            "model is the forward's (Notes)."
+        )
     eager_ms = key["steady_state_ms"].get("eager")
     for row in modes[modes["fewer_kernels_but_slower"]].itertuples():
         found.append(

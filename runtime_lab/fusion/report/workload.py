@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from runtime_lab.fusion.report import step
 from runtime_lab.fusion.report.figures import FusionFigures
 from runtime_lab.fusion.result import FusionResult
 from runtime_lab.glossary import registry as glossary
@@ -19,7 +20,8 @@ def catalog_run(result: FusionResult) -> bool:
 
 
 def metrics(result: FusionResult, fig: FusionFigures) -> list[Metric]:
-    if not catalog_run(result):
+    """The bytes model's figures: a training step has none (its bytes model is the forward's)."""
+    if not catalog_run(result) or result.training_pass != "fwd":
         return []
     key = fig.summary
     found = [
@@ -87,6 +89,8 @@ def _outcome(result: FusionResult, key: Mapping[str, Any], figs: dict) -> str | 
     if not (eager and compiled and eager.steady_state_ms and compiled.steady_state_ms):
         return None
     ratio = eager.steady_state_ms / compiled.steady_state_ms
+    if result.training_pass != "fwd":  # the bytes model is the forward's: not quoted here
+        return _step_outcome(result, name, ratio, eager, compiled)
     side = (
         f"{name} {compiled.steady_state_ms:.4g} ms ({_kernels(by[name])}) vs eager "
         f"{eager.steady_state_ms:.4g} ms ({_kernels(by['eager'])}); the bytes model: eager "
@@ -105,6 +109,22 @@ def _outcome(result: FusionResult, key: Mapping[str, Any], figs: dict) -> str | 
             "kernel under torch.compile; what fusion can save is the memory traffic around it."
         )
     return f"{name} is {ratio:.2f}× eager's speed against the {key['predicted_speedup']:.2f}× the bytes model promises: {side}."
+
+
+def _step_outcome(result: FusionResult, name: str, ratio: float, eager, compiled) -> str:
+    """A training step's outcome: its time and kernels per pass, eager against compiled."""
+    by = {m.mode: m for m in result.modes}
+    words = step.words(result)
+    side = (
+        f"{name} {compiled.steady_state_ms:.4g} ms ({step.kernels_word(result, by[name])}) vs "
+        f"eager {eager.steady_state_ms:.4g} ms ({step.kernels_word(result, by['eager'])})"
+    )
+    pace = (
+        f"{ratio:.2f}× eager's speed"
+        if ratio >= 0.95
+        else f"slower than eager ({1 / ratio:.2f}× the time)"
+    )
+    return f"The step ({words}): {name} is {pace}: {side}."
 
 
 def _ceiling_notes(result: FusionResult, fig: FusionFigures) -> list[str]:

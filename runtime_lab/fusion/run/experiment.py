@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from runtime_lab import config, passes
-from runtime_lab.fusion.result import EagerOp, FusionResult, ModeResult
+from runtime_lab.fusion.result import EagerOp, FusionResult, ModeResult, SavedForBackward
 from runtime_lab.fusion.run import autotune, correctness, grads
 from runtime_lab.fusion.run.clocks import PROFILED_CALLS, cross_check, profile_mode
 from runtime_lab.fusion.run.evidence import add_evidence
@@ -13,7 +13,7 @@ from runtime_lab.fusion.run.latency import SUBPROCESS_NOTE, compile_latencies
 from runtime_lab.fusion.run.modes import GRAPH_MODES, INDUCTOR_MODES, build
 from runtime_lab.fusion.run.sweep import sweep
 from runtime_lab.lab import compile_tools as ct
-from runtime_lab.lab import device_limits, triton_meta
+from runtime_lab.lab import device_limits, saved, triton_meta
 from runtime_lab.lab.base import Context
 from runtime_lab.lab.ceiling import ceilings
 from runtime_lab.lab.compute_ceiling import matmul_tflops, peak_tflops
@@ -63,7 +63,11 @@ def run_mode(mode: str, spec: RunSpec, made: dict, ctx: Context) -> tuple[ModeRe
         compiles = [ct.latency("first call", first, detail)]
     out = fn().clone()
     checks = _check(out, spec, made)
-    checks |= grads.checks(fn, made)  # with a backward: the gradients against float64
+    graded = grads.checks(fn, made)  # with a backward: the gradients against float64
+    # the output's reason not to time first; else a NaN gradient's
+    checks |= graded | {"not_timed": checks["not_timed"] or graded.get("not_timed")}
+    if graded:  # what the forward saved for the backward, on one more untimed step
+        checks["saved"] = _saved(mode, fn, made["notes"])
     graphs, breaks, reasons = ct.graph_info()
     info = {
         **base,
@@ -102,6 +106,16 @@ def _check(out, spec: RunSpec, made: dict) -> dict:
     _, atol = made["tolerance"]
     reductions = made["reductions"]
     return correctness.check(out, made["eager_out"], made["ref64"], spec.dtype, reductions, atol)
+
+
+def _saved(mode: str, fn, notes: list) -> SavedForBackward | None:
+    """What the mode's forward saved for its backward; None, and a note why, where counting
+    failed (the mode's timings do not depend on it)."""
+    try:
+        return SavedForBackward(**saved.count(fn))
+    except Exception as exc:  # a diagnostic's failure must not fail the mode
+        notes.append(f"{mode}: saved tensors not counted: {correctness.one_line(repr(exc))}")
+        return None
 
 
 def _graph_ok(mode: str, device: torch.device) -> bool | None:

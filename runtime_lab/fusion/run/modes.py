@@ -75,6 +75,15 @@ def build(mode: str, spec: RunSpec, inputs: tuple, fresh: bool = False):
     return training.step(compiled, inputs, step, module)
 
 
+def over_pass(mode: str, compiled, inputs: tuple, spec: RunSpec):
+    """over() for the spec's pass: with a backward, the training step over the compiled
+    function (the sweep times what the modes timed)."""
+    step = passes.of(spec)
+    if passes.has_backward(step) and mode not in GRAPH_MODES:
+        return training.step(compiled, inputs, step, op_module(spec.option("workload")))
+    return over(mode, compiled, inputs)
+
+
 def over(mode: str, compiled, inputs: tuple):
     """A compiled function's callable for a mode: a CUDA-graph replay of it, or a plain call."""
     if mode == "cuda-graph-inductor":

@@ -10,7 +10,7 @@ from dataclasses import replace
 import torch
 
 from runtime_lab.fusion.result import ModeResult, SweepPoint
-from runtime_lab.fusion.run.modes import LOOP_CALLS, build, compile_copy, compiles, over
+from runtime_lab.fusion.run.modes import LOOP_CALLS, build, compile_copy, compiles, over_pass
 from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab.base import free_bytes
 from runtime_lab.lab.timing import MIN_LOOPS, measure, measure_loop
@@ -95,7 +95,7 @@ def _sweep_size(
             ctx.progress(f"sweep {side}² ({step}): {mode.mode}, {strategy}", None, None)
             served = reused[mode.mode] if strategy == "reuse" else _fresh(mode.mode, spec, side)
             before = ct.compile_records()
-            fn = over(mode.mode, served.fn, work.inputs)
+            fn = over_pass(mode.mode, served.fn, work.inputs, spec)
             point = _point(spec, mode, side, scale, fn, device, strategy)
             points.append(replace(point, kernel=served.kernel(ct.new_records(before))))
     return points

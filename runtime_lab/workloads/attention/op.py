@@ -40,3 +40,11 @@ def flops(shape, params, tensors) -> int:
 def reduction_lengths(shape, params) -> tuple[int, ...]:
     seq, dim = shape[2], shape[3]
     return (dim, seq, seq)  # q·kᵀ over head_dim, the softmax's sum and P·v over seq
+
+
+def grad_reduction_lengths(shape, params) -> dict[int, tuple[int, ...]]:
+    """dv = Pᵀ · dout over seq, at the forward's P; dq and dk add dP = dout · vᵀ and the
+    softmax's row sum (over head_dim), then dS · k or dSᵀ · q over seq."""
+    seq, dim = shape[2], shape[3]
+    forward = reduction_lengths(shape, params)
+    return {0: (*forward, dim, dim, seq), 1: (*forward, dim, dim, seq), 2: forward}

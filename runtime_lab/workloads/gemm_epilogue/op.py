@@ -28,3 +28,10 @@ def flops(shape, params, tensors) -> int:
 
 def reduction_lengths(shape, params) -> tuple[int, ...]:
     return (shape[1],)  # k
+
+
+def grad_reduction_lengths(shape, params) -> dict[int, tuple[int, ...]]:
+    """GELU's derivative at the forward's a @ b + bias (its k), then da over n, db and the
+    bias's over m."""
+    m, k, n = shape
+    return {0: (k, n), 1: (k, m), 2: (k, m)}

@@ -26,3 +26,8 @@ def flops(shape, params, tensors) -> int:
 
 def reduction_lengths(shape, params) -> tuple[int, ...]:
     return (shape[1],)  # k
+
+
+def grad_reduction_lengths(shape, params) -> dict[int, tuple[int, ...]]:
+    m, k, n = shape
+    return {0: (n,), 1: (m,)}  # da = dc · bᵀ over n, db = aᵀ · dc over m

@@ -32,3 +32,12 @@ def flops(shape, params, tensors) -> int:
 
 def reduction_lengths(shape, params) -> tuple[int, ...]:
     return (shape[1], params["intermediate"])  # gate and up over hidden, down over intermediate
+
+
+def grad_reduction_lengths(shape, params) -> dict[int, tuple[int, ...]]:
+    """dh = dout · w_down over hidden; the gate and up at the forward's (over hidden); then dx
+    over intermediate twice (gate and up), each weight's over tokens."""
+    tokens, hidden = shape
+    inter = params["intermediate"]
+    weight = (hidden, hidden, tokens)
+    return {0: (hidden, hidden, inter, inter), 1: weight, 2: weight, 3: (hidden, tokens)}

@@ -9,6 +9,9 @@ from runtime_lab.workloads.attention.op import reference as masked_attention
 from runtime_lab.workloads.rms_norm.op import rms_norm
 from runtime_lab.workloads.swiglu_mlp.op import swiglu_mlp
 
+# a training step differentiates x and the ten weights: heads_t only carries the head count
+GRAD_INPUTS = tuple(range(10))
+
 
 def inputs(shape, params, dtype, device, generator):
     batch, seq, hidden = shape
@@ -71,3 +74,11 @@ def reduction_lengths(shape, params) -> tuple[int, ...]:
     batch, seq, hidden = shape
     head_dim = hidden // params["heads"]
     return (hidden, hidden, head_dim, seq, seq, hidden, hidden, hidden, params["intermediate"])
+
+
+def grad_reduction_lengths(shape, params) -> dict[int, tuple[int, ...]]:
+    """x's gradient retraces the block's path (each reduction of the forward has a backward
+    one of its length); each weight's also sums over the tokens."""
+    batch, seq, _ = shape
+    path = reduction_lengths(shape, params) * 2
+    return {0: path} | {i: (*path, batch * seq) for i in range(1, 10)}
