@@ -12,7 +12,9 @@ def wait_with_progress(jobs, job_id: str):
     last, early = "", False
     while True:
         job = jobs.wait(job_id, timeout_s=1.0)
-        if job.partial is not None and not early and not job.finished:
+        # a short job can end between two polls: its timing-phase headline is still printed
+        # (from the partial the job kept), so every run's output has the same parts
+        if job.partial is not None and not early and job.state in ("running", "done"):
             early = True
             early_headline(job)
         line = f"[{job.state}] {terminal(job.stage)}".rstrip()

@@ -23,13 +23,13 @@ from runtime_lab.lab import saved, training
 from runtime_lab.spec import build_spec
 from runtime_lab.workloads import ops
 from runtime_lab.workloads.registry import NAMES, get
-from scripts.evidence.tolerance_margins import _shape
+from scripts.evidence.tolerance_margins import run_shape
 
 
 def _lines(name: str, args) -> list[str]:
     if get(name).no_backward:
         return [f"{name:<20} no backward: {get(name).no_backward}"]
-    shape, params = _shape(name, args.device)
+    shape, params = run_shape(name, args.device)
     work = ops.load(name, shape, args.dtype, torch.device(args.device), 0, params)
     spec = build_spec(
         "fusion",

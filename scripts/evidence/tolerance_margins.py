@@ -22,7 +22,7 @@ from runtime_lab.workloads import ops
 from runtime_lab.workloads.registry import NAMES, get
 
 
-def _shape(name: str, device: str) -> tuple[tuple[int, ...], dict]:
+def run_shape(name: str, device: str) -> tuple[tuple[int, ...], dict]:
     info = get(name)
     if device == "cpu":
         return info.cpu_shape, info.param_defaults() | dict(info.cpu_params)
@@ -33,7 +33,7 @@ def _shape(name: str, device: str) -> tuple[tuple[int, ...], dict]:
 
 
 def _row(name: str, args) -> list[str]:
-    shape, params = _shape(name, args.device)
+    shape, params = run_shape(name, args.device)
     work = ops.load(name, shape, args.dtype, torch.device(args.device), 0, params)
     eager = work.call()
     ref = ops.reference(work)
