@@ -39,33 +39,55 @@ def reference(*args: str) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def workload(name: str, shape: str, dtype: str, seed: str, params: str) -> dict[str, Any]:
-    """ms per call of one catalog workload, eager and plain `torch.compile` (no options, no lab
-    worker, no inductor setting of the lab's), each on triton.testing.do_bench (L2 flushed
-    between calls, median), the inputs the lab makes (same module, shape, seed). Then, after
-    the timing, which Triton kernels the compiled call launched and their configs: where the
-    lab's figure differs, a different config is the first thing to look at."""
+def workload(
+    name: str, shape: str, dtype: str, seed: str, params: str, pass_: str = "fwd"
+) -> dict[str, Any]:
+    """ms per call of one catalog workload's pass (fwd, bwd or fwd_bwd: the lab's training
+    step, lab/training.py), eager and plain `torch.compile` (no options, no lab worker, no
+    inductor setting of the lab's), each on triton.testing.do_bench (L2 flushed between calls,
+    median), the inputs the lab makes (same module, shape, seed); then each call's peak memory
+    above what was held before it. After the timing, which Triton kernels the compiled call
+    launched and their configs: where the lab's figure differs, a different config is the first
+    thing to look at."""
     import torch
     from triton.testing import do_bench as bench
 
-    from runtime_lab.lab import compile_tools, triton_meta
+    from runtime_lab.lab import compile_tools, training, triton_meta
     from runtime_lab.workloads import ops
 
     dims = tuple(int(d) for d in shape.split("x"))
     work = ops.load(name, dims, dtype, torch.device("cuda"), int(seed), json.loads(params))
     mark = compile_tools.code_modules()
     compiled = torch.compile(work.fn)
-    fns = {"eager": work.call, "inductor": lambda: compiled(*work.inputs)}
+    fns = {
+        "eager": training.step(work.fn, work.inputs, pass_, work.module),
+        "inductor": training.step(compiled, work.inputs, pass_, work.module),
+    }
     out: dict[str, Any] = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name()}
+    out["pass"] = pass_
     for mode, fn in fns.items():
         for _ in range(3):  # the compile and its first calls stay out of do_bench's warm-up
             fn()
         torch.cuda.synchronize()
         out[f"{mode}_ms"] = bench(fn, warmup=25, rep=100, return_mode="median")
+        out[f"{mode}_peak_mib"] = _peak_mib(fn)
     kernels, note = triton_meta.kernels(fns["inductor"], mark)
     out["inductor_kernels"] = [{"name": k.name, "config": k.config} for k in kernels]
     out["kernels_note"] = note
     return out
+
+
+def _peak_mib(fn) -> float:
+    """The peak allocated during one call above what was allocated before it (inputs,
+    parameters and, for bwd, the retained forward's graph stay out), in MiB."""
+    import torch
+
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    fn()
+    torch.cuda.synchronize()
+    return (torch.cuda.max_memory_allocated() - before) / 2**20
 
 
 def _pointwise(x, y):

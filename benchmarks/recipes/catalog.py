@@ -10,6 +10,8 @@ from typing import Any
 from benchmarks import clean
 from benchmarks.harness import Bench
 from benchmarks.recipe import Recipe, Settings, flag, fusion_modes, one_of, some_of, whole
+from runtime_lab import passes
+from runtime_lab.passes import PASSES
 from runtime_lab.shapes import DTYPES
 from runtime_lab.spec import build_spec
 from runtime_lab.workloads.declare import MODELS
@@ -37,6 +39,7 @@ COMPARED = ("eager", "inductor")
 def _spec(name: str, settings: Settings, device: str):
     shape, params = _shape(name, settings.text("preset"), device)
     options = {"workload": name, "params": params, "modes": settings.text("modes")}
+    options["pass"] = settings.text("pass")
     options |= {"compile_trace": False, "compile_latency": False}
     return build_spec("fusion", shape, dtype=settings.text("dtype"), device=device, options=options)
 
@@ -48,10 +51,11 @@ def _clean(spec, runs: int) -> dict[str, Any]:
     the Triton configs each process picked."""
     shape = "x".join(map(str, spec.shape))
     args = ("workload", spec.option("workload"), shape, spec.dtype, str(spec.seed))
+    tail = (json.dumps(spec_params(spec)), passes.of(spec))
     found = []
     for _ in range(runs):
         try:
-            found.append(clean.reference(*args, json.dumps(spec_params(spec))))
+            found.append(clean.reference(*args, *tail))
         except Exception as exc:  # the lab's row still stands; say why it has no clean figure
             return {"error": f"{type(exc).__name__}: {exc}"[-500:]}
     out: dict[str, Any] = {"runs": runs, "inductor_kernels": found[0].get("inductor_kernels")}
@@ -59,6 +63,7 @@ def _clean(spec, runs: int) -> dict[str, Any]:
         figures = sorted(f[f"{mode}_ms"] for f in found)
         out[f"{mode}_ms"] = statistics.median(figures)
         out[f"{mode}_ms_range"] = (figures[0], figures[-1])
+        out[f"{mode}_peak_mib"] = max(f.get(f"{mode}_peak_mib") or 0.0 for f in found) or None
     out["configs"] = sorted({_configs(f.get("inductor_kernels") or []) for f in found})
     return out
 
@@ -109,6 +114,7 @@ def versus(row: dict[str, Any], ref: dict[str, Any], lab: dict[str, Any]) -> dic
         "clean_eager_ms": ref.get("eager_ms"),
         "clean_inductor_ms": ref.get("inductor_ms"),
         "clean_runs": ref.get("runs"),
+        "clean_peak_mib": {m: ref.get(f"{m}_peak_mib") for m in COMPARED},
         "clean_ms_range": {m: ref.get(f"{m}_ms_range") for m in COMPARED},
         "lab_vs_clean": ratios,
         "clean_kernels": ref.get("inductor_kernels"),
@@ -145,6 +151,10 @@ def _row(name: str, finished) -> dict[str, Any]:
         "bound": key.get("bound"),
         "eager_kernels": by["eager"].kernel_count if "eager" in by else None,
         "inductor_kernels": by["inductor"].kernel_count if "inductor" in by else None,
+        "pass": passes.of(finished.job.spec),
+        # a pass with a backward: kernels per call of each pass, per mode (None in fwd)
+        "forward_kernels": _per_mode(by, "forward_kernels"),
+        "backward_kernels": _per_mode(by, "backward_kernels"),
         # every mode that was checked passed (a mode not checked, e.g. one that raised, is in
         # not_timed); a mode outside tolerance is still timed, and named here
         "tolerance": all(m.tolerance_passed is not False for m in by.values()) if by else None,
@@ -160,6 +170,12 @@ def _row(name: str, finished) -> dict[str, Any]:
         "matmul_tflops": key.get("matmul_tflops"),
         "eager_over_ideal_bytes": key.get("predicted_speedup"),
     }
+
+
+def _per_mode(by: dict, field: str) -> dict[str, Any] | None:
+    """{mode: that mode's figure}, or None where no mode has one (a fwd run)."""
+    found = {m: getattr(r, field) for m, r in by.items()}
+    return found if any(v is not None for v in found.values()) else None
 
 
 def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
@@ -189,6 +205,7 @@ def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
 
 CLEAN_KEYS = (
     "clean_runs",
+    "clean_peak_mib",
     "clean_ms_range",
     "clean_configs",
     "clean_eager_ms",
@@ -225,6 +242,7 @@ RECIPE = Recipe(
             "llama3-8b", "the preset prefix used on a GPU (CPU: each CPU shape)", tuple(MODELS)
         ),
         "dtype": one_of("bfloat16", "the dtype of every run", DTYPES),
+        "pass": one_of("fwd", "the training step's pass of every run (and clean process)", PASSES),
         "modes": some_of("eager,inductor", "the fusion modes of every run", fusion_modes()),
         "clean": flag("yes", "on a GPU, each workload also in a clean process (lab_vs_clean)"),
         "clean_runs": whole("1", "clean processes per workload (their range is the band)", 1, 5),

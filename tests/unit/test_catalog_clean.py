@@ -55,3 +55,25 @@ def test_calls_under_twenty_microseconds_are_shown_but_not_judged():
     found = versus(row, clean(inductor=(0.0060, 0.0061)), lab())
     assert found["difference"] == "inductor: 6.0 µs per call, under the judged 20 µs"
     assert found["lab_vs_clean"]["inductor"] < 0.9  # the ratio is still there to read
+
+
+def test_the_clean_peaks_travel_with_the_row_and_a_fwd_run_has_no_per_pass_kernels():
+    from types import SimpleNamespace
+
+    from benchmarks.recipes.catalog import RECIPE, _per_mode
+
+    found = versus(
+        {"eager_ms": 0.28, "inductor_ms": 0.028}, clean() | {"inductor_peak_mib": 96.0}, lab()
+    )
+    assert found["clean_peak_mib"] == {"eager": None, "inductor": 96.0}
+    assert RECIPE.settings["pass"].default == "fwd"
+    fwd = {
+        "eager": SimpleNamespace(forward_kernels=None),
+        "inductor": SimpleNamespace(forward_kernels=None),
+    }
+    assert _per_mode(fwd, "forward_kernels") is None
+    step = {
+        "eager": SimpleNamespace(forward_kernels=14.0),
+        "inductor": SimpleNamespace(forward_kernels=1.0),
+    }
+    assert _per_mode(step, "forward_kernels") == {"eager": 14.0, "inductor": 1.0}
