@@ -28,6 +28,7 @@ NAMES = (
     "transformer_block",
     "norm_block",
     "norm_block_opaque",
+    "norm_block_opaque_grad",
     "norm_block_inplace",
 )
 

@@ -123,3 +123,47 @@ def test_a_fwd_bwd_report_on_the_fusion_page_shows_forward_and_backward_kernels(
     assert by_pass[("eager", "backward")] == ["aten::sum"]
     titles = [m.value for tab in at.tabs for m in tab.markdown if m.value.startswith("**")]
     assert not [t for t in titles if "Bandwidth" in t or "Roofline" in t]
+
+
+def test_the_custom_op_pair_in_backward_a_barrier_forward_and_a_fused_backward(tmp_path):
+    """norm_block (traceable) beside norm_block_opaque_grad (the custom op with a formula from
+    register_autograd) in fwd_bwd: the op stays a barrier in the compiled forward, while its
+    traced formula fuses in the backward; norm_block_opaque (no formula) is refused."""
+    from runtime_lab.registry import result_from_record
+    from runtime_lab.runner.jobs import JobManager
+    from runtime_lab.spec import SpecError, build_spec
+
+    options = {"modes": "eager,inductor", "pass": "fwd_bwd", "compile_latency": False}
+    options |= {"compile_trace": False}
+    jobs = JobManager(data_dir=tmp_path / "data", timeout_s=600)
+    try:
+        ids = {
+            name: jobs.submit(
+                build_spec(
+                    "fusion",
+                    "256x256",
+                    device="cpu",
+                    warmup=1,
+                    repeat=3,
+                    options=options | {"workload": name},
+                )
+            )
+            for name in ("norm_block", "norm_block_opaque_grad")
+        }
+        runs = {name: jobs.wait(job_id, 600).as_run() for name, job_id in ids.items()}
+    finally:
+        jobs.close()
+    kernels = {}
+    for name, run in runs.items():
+        assert run["status"] == "done", run.get("error")
+        by = {m.mode: m for m in result_from_record("fusion", run["result"]).modes}
+        assert by["inductor"].grad_tolerance_passed is True, name
+        kernels[name] = by["inductor"]
+    traceable, opaque = kernels["norm_block"], kernels["norm_block_opaque_grad"]
+    # forward: the op's own eager ops run inside the barrier
+    assert opaque.forward_kernels > traceable.forward_kernels + 3
+    # backward: the registered formula is traced and fused like the traceable block's
+    assert opaque.backward_kernels <= traceable.backward_kernels + 2
+    assert any("cpp_fused" in k.name for k in opaque.backward_kernel_rows)
+    with pytest.raises(SpecError, match="norm_block_opaque_grad is the same op with one"):
+        build_spec("fusion", "256x256", options=options | {"workload": "norm_block_opaque"})

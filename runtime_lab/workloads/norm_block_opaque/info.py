@@ -9,5 +9,8 @@ INFO = replace(
     name="norm_block_opaque",
     title="Residual + RMSNorm + SiLU gate (RMSNorm as an opaque custom op)",
     formula="h = x + r; n = runtime_lab::rms_norm(h, w) (custom_op); n·sigmoid(n) + h",
-    no_backward="its custom op runtime_lab::rms_norm registers no autograd formula",
+    no_backward=(
+        "its custom op runtime_lab::rms_norm registers no autograd formula; "
+        "norm_block_opaque_grad is the same op with one"
+    ),
 )
