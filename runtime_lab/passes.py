@@ -14,6 +14,16 @@ PASS_HELP = (
 )
 
 
+# the pass as every report says it
+WORDS = {"fwd": "forward", "bwd": "backward only", "fwd_bwd": "forward + backward"}
+
+
+def said(step: str) -> str:
+    """ ", forward + backward" for a headline where the run timed a training step; "" for fwd
+    (every run before the option, and the default)."""
+    return f", {WORDS.get(step, step)}" if has_backward(step) else ""
+
+
 def pass_option() -> dict[str, OptionSpec]:
     """{"pass": …} for an ExperimentInfo's options."""
     return {"pass": OptionSpec(default=DEFAULT, help=PASS_HELP, choices=PASSES)}

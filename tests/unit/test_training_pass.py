@@ -223,3 +223,30 @@ def test_a_device_kernel_belongs_to_the_pass_whose_range_holds_its_launch_runtim
     split = split_by_pass(events)
     assert [e["name"] for e in split[FORWARD_RANGE]] == ["vectorized_elementwise_kernel"]
     assert [e["name"] for e in split[BACKWARD_RANGE]] == ["triton_red_fused_0"]
+
+
+def test_every_headline_says_a_training_step_and_keeps_a_forward_run_as_it_was():
+    from dataclasses import replace
+
+    from allocatordata import workload_result
+    from recompilesdata import result as recompiles_result
+
+    from runtime_lab.allocator.report import workload as allocator_words
+    from runtime_lab.passes import said
+    from runtime_lab.recompiles.report import workload as recompiles_words
+
+    assert said("fwd") == "" and said("bwd") == ", backward only"
+    alloc = workload_result()
+    assert ", forward + backward" not in allocator_words.head(alloc)
+    assert allocator_words.head(replace(alloc, training_pass="fwd_bwd")).endswith(
+        ", forward + backward"
+    )
+    rec = replace(
+        recompiles_result(),
+        workload="rms_norm",
+        dim_names=("tokens", "hidden"),
+        training_pass="fwd_bwd",
+    )
+    assert recompiles_words.head(rec, "CPU").startswith(
+        "recompiles rms_norm (tokens × hidden) CPU inductor, forward + backward, 6 calls"
+    ), recompiles_words.head(rec, "CPU")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from runtime_lab import passes
 from runtime_lab.allocator.report import peak as pf
 from runtime_lab.allocator.report import peak_chart
 from runtime_lab.allocator.result import AllocatorResult, WorkloadPeak
@@ -52,8 +53,8 @@ def head(result: AllocatorResult) -> str:
     """The headline's start: the workload and its dims (runs before the catalog: as before)."""
     if not result.workload:
         return "allocator"
-    dims = " × ".join(result.dims)
-    return f"allocator {result.workload} ({dims})" if dims else f"allocator {result.workload}"
+    dims = f" ({' × '.join(result.dims)})" if result.dims else ""
+    return f"allocator {result.workload}{dims}{passes.said(result.training_pass)}"
 
 
 def largest(result: AllocatorResult) -> WorkloadPeak | None:

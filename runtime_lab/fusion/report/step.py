@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from runtime_lab.fusion.result import FusionResult, ModeResult
+from runtime_lab.passes import WORDS
 from runtime_lab.view.fmt import fmt_bytes
 
-WORDS = {"fwd": "forward", "bwd": "backward only", "fwd_bwd": "forward + backward"}
 # why a training step's report shows no GB/s, roofline, intensity or predicted speed-up
 HIDDEN_NOTE = (
     "Bandwidth (GB/s, % of ceiling), the roofline, arithmetic intensity and the predicted "

@@ -3,6 +3,7 @@ against what the seed's rules lead one to expect (runs from before the catalog: 
 
 from __future__ import annotations
 
+from runtime_lab import passes
 from runtime_lab.recompiles.report import expect
 from runtime_lab.recompiles.report.figures import RecompilesFigures
 from runtime_lab.recompiles.result import CallRecord, ModeRun, RecompilesResult
@@ -41,7 +42,8 @@ def head(result: RecompilesResult, device: str) -> str:
     along = varied(result)
     calls = f"{len(result.sequence)} calls" + (f" along {', '.join(along)}" if along else "")
     dims = " × ".join(result.dim_names)
-    return f"recompiles {result.workload} ({dims}) {device} {result.backend}, {calls}"
+    step = passes.said(result.training_pass)
+    return f"recompiles {result.workload} ({dims}) {device} {result.backend}{step}, {calls}"
 
 
 def of(result: RecompilesResult) -> str:
