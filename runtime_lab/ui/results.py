@@ -23,7 +23,6 @@ __all__ = [
     "STATE_ICONS",
     "draw",
     "history_call",
-    "report_shown",
     "run_panel",
 ]
 
@@ -37,14 +36,6 @@ STATE_ICONS = {
     "cancelled": ":material/cancel:",
     "refused": ":material/block:",
 }
-
-
-def report_shown(experiment: str) -> bool:
-    """Whether this session's page shows a job (its report, or what is in so far): the page's
-    intro and the workload's caption then fold away, so the report is what the screen holds."""
-    return bool(
-        st.session_state.get(f"job:{experiment}") or st.session_state.get(f"batch:{experiment}")
-    )
 
 
 def run_panel(jobs: JobManager, experiment: str, spec, target: str | None = None) -> None:

@@ -72,6 +72,8 @@ def test_report_headline_metrics_charts(run):
     assert rep.ok and rep.headline.startswith(
         "streams cuda:0: max_abs_diff 0.000e+00 · correct: 0/20"
     )
+    # what the unordered variants showed, the reason they ran: the H200 run's worst
+    assert rep.headline.endswith(" · worst unordered: missing-producer-wait 20/20 wrong")
     labels = [m.label for m in rep.metrics]
     assert all(f"{v}: wrong results" in labels for v in STREAM_VARIANTS)
     assert "host: done.synchronize()" in labels and "Event.elapsed_time vs harness" in labels

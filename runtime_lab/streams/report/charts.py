@@ -36,7 +36,13 @@ def mismatch_chart(variants: pd.DataFrame) -> alt.LayerChart:
             title="trials with a wrong result (%)",
             scale=alt.Scale(domain=[0, 100]),
         ),
-        color=alt.Color("guaranteed:N", scale=GUARANTEE_SCALE, title="ordering"),
+        # below the plot: at the right it stood where a 100 % bar's "20 / 20" label is drawn
+        color=alt.Color(
+            "guaranteed:N",
+            scale=GUARANTEE_SCALE,
+            title="ordering",
+            legend=alt.Legend(orient="bottom"),
+        ),
     )
     text = (
         base.mark_text(align="left", dx=4)
