@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Session 14's first device call: issue 39's training step on a GPU. Five workloads at their
-# llama3-8b presets, bf16, fwd_bwd: the lab's fusion run (forward and backward kernels, time
-# per step) beside clean processes timing the same step (plain torch.compile, do_bench, each
+# Issue 39's training step on a GPU (written in session 14; not yet run: no device time was
+# left). Five workloads at their llama3-8b presets, bf16, fwd_bwd: the lab's fusion run
+# (forward and backward kernels, time per step) beside clean processes timing the same step (plain torch.compile, do_bench, each
 # call's peak memory), one catalog call per workload so a timeout costs one row; then the
 # allocator's eager vs compiled step peak for rms_norm. SM clocks logged throughout.
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir .whl/*.whl || exit 1
