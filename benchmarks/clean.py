@@ -40,41 +40,66 @@ def reference(*args: str) -> dict[str, Any]:
 
 
 def workload(
-    name: str, shape: str, dtype: str, seed: str, params: str, pass_: str = "fwd"
+    name: str,
+    shape: str,
+    dtype: str,
+    seed: str,
+    params: str,
+    pass_: str = "fwd",
+    device: str = "cuda",
+    modes: str = "eager,inductor",
 ) -> dict[str, Any]:
     """ms per call of one catalog workload's pass (fwd, bwd or fwd_bwd: the lab's training
-    step, lab/training.py), eager and plain `torch.compile` (no options, no lab worker, no
-    inductor setting of the lab's), each on triton.testing.do_bench (L2 flushed between calls,
-    median), the inputs the lab makes (same module, shape, seed); then each call's peak memory
-    above what was held before it. After the timing, which Triton kernels the compiled call
-    launched and their configs: where the lab's figure differs, a different config is the first
-    thing to look at."""
+    step, lab/training.py) in each of `modes`: eager, and plain `torch.compile` (no options, no
+    lab worker, no inductor setting of the lab's), on the inputs the lab makes (same module,
+    shape, seed). On CUDA, triton.testing.do_bench (L2 flushed between calls, median) and each
+    call's peak memory above what was held before it, then which Triton kernels the compiled
+    call launched and their configs (where the lab's figure differs, a different config is the
+    first thing to look at); on a CPU, torch.utils.benchmark's median (blocked_autorange)."""
     import torch
-    from triton.testing import do_bench as bench
 
-    from runtime_lab.lab import compile_tools, training, triton_meta
+    from runtime_lab.lab import compile_tools, training
     from runtime_lab.workloads import ops
 
     dims = tuple(int(d) for d in shape.split("x"))
-    work = ops.load(name, dims, dtype, torch.device("cuda"), int(seed), json.loads(params))
+    work = ops.load(name, dims, dtype, torch.device(device), int(seed), json.loads(params))
     mark = compile_tools.code_modules()
-    compiled = torch.compile(work.fn)
+    made = {"eager": work.fn, "inductor": torch.compile(work.fn)}
     fns = {
-        "eager": training.step(work.fn, work.inputs, pass_, work.module),
-        "inductor": training.step(compiled, work.inputs, pass_, work.module),
+        mode: training.step(made[mode], work.inputs, pass_, work.module)
+        for mode in modes.split(",")
     }
-    out: dict[str, Any] = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name()}
-    out["pass"] = pass_
+    cuda = device.startswith("cuda")
+    out: dict[str, Any] = {"torch": torch.__version__, "pass": pass_, "device": device}
+    out["gpu"] = torch.cuda.get_device_name() if cuda else None
+    out["clock"] = "triton.testing.do_bench" if cuda else "torch.utils.benchmark"
     for mode, fn in fns.items():
-        for _ in range(3):  # the compile and its first calls stay out of do_bench's warm-up
+        for _ in range(3):  # the compile and its first calls stay out of the timing's warm-up
             fn()
-        torch.cuda.synchronize()
-        out[f"{mode}_ms"] = bench(fn, warmup=25, rep=100, return_mode="median")
-        out[f"{mode}_peak_mib"] = _peak_mib(fn)
-    kernels, note = triton_meta.kernels(fns["inductor"], mark)
-    out["inductor_kernels"] = [{"name": k.name, "config": k.config} for k in kernels]
-    out["kernels_note"] = note
+        out[f"{mode}_ms"] = _bench_cuda(fn) if cuda else _bench_cpu(fn)
+        out[f"{mode}_peak_mib"] = _peak_mib(fn) if cuda else None
+    out["inductor_kernels"], out["kernels_note"] = [], "Triton kernels need CUDA"
+    if cuda and "inductor" in fns:
+        from runtime_lab.lab import triton_meta
+
+        kernels, out["kernels_note"] = triton_meta.kernels(fns["inductor"], mark)
+        out["inductor_kernels"] = [{"name": k.name, "config": k.config} for k in kernels]
     return out
+
+
+def _bench_cuda(fn) -> float:
+    import torch
+    from triton.testing import do_bench
+
+    torch.cuda.synchronize()
+    return do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def _bench_cpu(fn) -> float:
+    """The median ms per call of blocks of calls for at least a second (torch.utils.benchmark)."""
+    from torch.utils.benchmark import Timer
+
+    return Timer("fn()", globals={"fn": fn}).blocked_autorange(min_run_time=1.0).median * 1e3
 
 
 def _peak_mib(fn) -> float:

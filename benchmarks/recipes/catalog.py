@@ -48,10 +48,11 @@ def _clean(spec, runs: int) -> dict[str, Any]:
     """The workload alone in `runs` fresh interpreters (before any lab worker shares the
     machine): the median figure per mode, the range the processes spanned (a 28 µs kernel's
     figure moved by 5 % between clean processes on the H100, its autotuned config too), and
-    the Triton configs each process picked."""
+    the Triton configs each process picked. Only the compared modes the lab ran are timed."""
     shape = "x".join(map(str, spec.shape))
     args = ("workload", spec.option("workload"), shape, spec.dtype, str(spec.seed))
-    tail = (json.dumps(spec_params(spec)), passes.of(spec))
+    modes = [m for m in COMPARED if m in spec.option("modes").split(",")]
+    tail = (json.dumps(spec_params(spec)), passes.of(spec), spec.device, ",".join(modes))
     found = []
     for _ in range(runs):
         try:
@@ -59,7 +60,8 @@ def _clean(spec, runs: int) -> dict[str, Any]:
         except Exception as exc:  # the lab's row still stands; say why it has no clean figure
             return {"error": f"{type(exc).__name__}: {exc}"[-500:]}
     out: dict[str, Any] = {"runs": runs, "inductor_kernels": found[0].get("inductor_kernels")}
-    for mode in COMPARED:
+    out["clock"] = found[0].get("clock")
+    for mode in modes:
         figures = sorted(f[f"{mode}_ms"] for f in found)
         out[f"{mode}_ms"] = statistics.median(figures)
         out[f"{mode}_ms_range"] = (figures[0], figures[-1])
@@ -114,6 +116,7 @@ def versus(row: dict[str, Any], ref: dict[str, Any], lab: dict[str, Any]) -> dic
         "clean_eager_ms": ref.get("eager_ms"),
         "clean_inductor_ms": ref.get("inductor_ms"),
         "clean_runs": ref.get("runs"),
+        "clean_clock": ref.get("clock"),
         "clean_peak_mib": {m: ref.get(f"{m}_peak_mib") for m in COMPARED},
         "clean_ms_range": {m: ref.get(f"{m}_ms_range") for m in COMPARED},
         "lab_vs_clean": ratios,
@@ -182,12 +185,19 @@ def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
     chosen = [n for n in settings.text("workloads").split(",") if n] or list(NAMES)
     modes = settings.text("modes")
     specs = {name: _spec(name, settings, bench.device) for name in chosen}
-    with_clean = bench.device == "cuda" and settings.flag("clean")
+    with_clean = settings.flag("clean")
     # every clean process first: none may start while a lab worker times on the same cores
     runs = settings.whole("clean_runs")
     refs = {name: _clean(spec, runs) for name, spec in specs.items()} if with_clean else {}
-    if not with_clean:
-        bench.note("no clean-process column: it times with do_bench, which needs CUDA")
+    if with_clean and bench.device == "cpu":
+        bench.note(
+            "on a CPU the clean processes time with torch.utils.benchmark (no do_bench without "
+            "CUDA) and the lab with its harness: a shared CPU's noise often exceeds the 2 % "
+            "band, and a fresh process's glibc heap gives freed memory back and faults it in "
+            "again on every call, where the lab's forked worker reuses its heap (rms_norm bf16 "
+            "1024², eager: 7.6 ms fresh, 0.88 ms with MALLOC_TRIM_THRESHOLD_ and "
+            "MALLOC_MMAP_THRESHOLD_ at 1 GiB, 0.72 ms in the lab's worker)"
+        )
     bench.wait_ready()
     rows = []
     for name, spec in specs.items():
@@ -205,6 +215,7 @@ def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
 
 CLEAN_KEYS = (
     "clean_runs",
+    "clean_clock",
     "clean_peak_mib",
     "clean_ms_range",
     "clean_configs",
@@ -244,7 +255,7 @@ RECIPE = Recipe(
         "dtype": one_of("bfloat16", "the dtype of every run", DTYPES),
         "pass": one_of("fwd", "the training step's pass of every run (and clean process)", PASSES),
         "modes": some_of("eager,inductor", "the fusion modes of every run", fusion_modes()),
-        "clean": flag("yes", "on a GPU, each workload also in a clean process (lab_vs_clean)"),
+        "clean": flag("yes", "each workload also in a clean process (lab_vs_clean)"),
         "clean_runs": whole("1", "clean processes per workload (their range is the band)", 1, 5),
     },
 )

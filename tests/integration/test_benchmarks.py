@@ -111,6 +111,11 @@ def test_the_catalog_recipe_runs_the_workloads_asked_for(tmp_path):
     rope = figures["rope"]
     assert (rope["shape"], rope["bound"], rope["tolerance"]) == ("256x8x64", "memory", True)
     assert rope["eager_ms"] > 0 and rope["eager_over_ideal_bytes"] > 1  # the cat and products
+    # each beside a clean process (fresh interpreter, plain torch, torch.utils.benchmark on a
+    # CPU), the modes the lab ran only: eager here, so nothing compiles there
+    assert rope["clean_clock"] == "torch.utils.benchmark" and rope["clean_eager_ms"] > 0
+    assert rope["lab_vs_clean"]["eager"] == rope["eager_ms"] / rope["clean_eager_ms"]
+    assert rope["lab_vs_clean"]["inductor"] is None and rope["clean_error"] is None
 
 
 def sources() -> list[Path]:

@@ -158,3 +158,17 @@ def test_an_exception_is_named_by_its_first_line():
     error = "BackendCompilerFailed: backend='inductor' raised:\nRuntimeError: boom\n" + "x" * 500
     assert correctness.one_line(error) == "BackendCompilerFailed: backend='inductor' raised:"
     assert correctness.one_line("E" * 300) == "E" * 199 + "…"
+
+
+def test_rms_norm_keeps_float64_so_the_reference_is_not_rounded_to_float32():
+    from runtime_lab.workloads.rms_norm.op import EPS, rms_norm
+
+    x = torch.randn(8, 64, dtype=torch.float64)
+    w = 1 + 0.1 * torch.randn(64, dtype=torch.float64)
+    exact = w * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + EPS))
+    assert rms_norm(x, w).dtype == torch.float64
+    assert (rms_norm(x, w) - exact).abs().max().item() < 1e-14  # float32 would be ~1e-7
+    low, lw = x.bfloat16(), w.bfloat16()  # bf16: Llama's float32 upcast, as before
+    x32 = low.float()
+    llama = lw * (x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + EPS)).to(torch.bfloat16)
+    assert torch.equal(rms_norm(low, lw), llama)

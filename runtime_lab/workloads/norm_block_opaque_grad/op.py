@@ -36,11 +36,12 @@ def _backward(ctx, grad: torch.Tensor):
     """y = w · (x̂).to(dtype), x̂ = x·rstd, rstd = (mean(x²) + ε)^-½, in float32 as the forward:
     dw = Σ_tokens grad · x̂; dx = rstd · (g − x̂ · mean(g · x̂)) with g = grad · w."""
     x, w = ctx.saved_tensors
-    x32, g32 = x.float(), grad.float()
+    wide = torch.promote_types(x.dtype, torch.float32)  # as the forward: at least float32
+    x32, g32 = x.to(wide), grad.to(wide)
     rstd = torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + EPS)
     normed = x32 * rstd
-    dw = (g32 * normed.to(x.dtype).float()).sum(0).to(w.dtype)
-    g = g32 * w.float()
+    dw = (g32 * normed.to(x.dtype).to(wide)).sum(0).to(w.dtype)
+    g = g32 * w.to(wide)
     dx = rstd * (g - normed * (g * normed).mean(-1, keepdim=True))
     return dx.to(x.dtype), dw
 

@@ -17,7 +17,10 @@ def inputs(shape, params, dtype, device, generator):
 
 
 def rms_norm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    x32 = x.float()
+    # at least float32 (Llama's x.float() for bf16/fp16/fp32, the same kernels): float64 inputs
+    # stay float64, so the lab's float64 reference (this fn over float64 copies) is not rounded
+    # to float32 at every norm of the blocks built on it
+    x32 = x.to(torch.promote_types(x.dtype, torch.float32))
     out = x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + EPS)
     return w * out.to(x.dtype)
 
