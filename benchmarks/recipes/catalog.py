@@ -52,6 +52,8 @@ def _clean(spec, runs: int) -> dict[str, Any]:
     shape = "x".join(map(str, spec.shape))
     args = ("workload", spec.option("workload"), shape, spec.dtype, str(spec.seed))
     modes = [m for m in COMPARED if m in spec.option("modes").split(",")]
+    if not modes:
+        return {"error": f"no mode to compare: the run's modes have none of {', '.join(COMPARED)}"}
     tail = (json.dumps(spec_params(spec)), passes.of(spec), spec.device, ",".join(modes))
     found = []
     for _ in range(runs):

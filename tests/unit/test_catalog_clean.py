@@ -77,3 +77,15 @@ def test_the_clean_peaks_travel_with_the_row_and_a_fwd_run_has_no_per_pass_kerne
         "inductor": SimpleNamespace(forward_kernels=1.0),
     }
     assert _per_mode(step, "forward_kernels") == {"eager": 14.0, "inductor": 1.0}
+
+
+def test_a_run_without_a_compared_mode_gets_no_clean_process_and_says_why():
+    from benchmarks.recipes.catalog import _clean
+    from runtime_lab.spec import build_spec
+
+    spec = build_spec(
+        "fusion", "64x64", device="cpu", options={"workload": "rms_norm", "modes": "dynamo-eager"}
+    )
+    assert _clean(spec, 1) == {
+        "error": "no mode to compare: the run's modes have none of eager, inductor"
+    }
