@@ -109,7 +109,8 @@ def test_streams_puts_rms_norm_on_the_side_stream(server, page):
 def test_recompiles_runs_rms_norm_along_tokens(server, page):
     _open(page, server, "Shapes & recompiles")
     _choose(page, "Workload", "rms_norm: RMSNorm (Llama style, fp32 upcast)")
-    _sequence(page, "64x256,128x256")  # two sizes, one recompile: each graph is a forward and a backward
+    # two sizes, one recompile: each graph is a forward and a backward
+    _sequence(page, "64x256,128x256")
     _choose(page, "pass", "fwd_bwd")
     _choose(page, "Device", "cpu")
     done = _run_and_wait(page, "recompiles rms_norm", "recompiles-rms-norm")
