@@ -32,6 +32,7 @@ def _shape(name: str, preset: str, device: str) -> tuple[str, str]:
 # lab ÷ clean outside this band is a difference to explain; calls under MIN_JUDGED_MS are
 # launch-bound (a few µs of host or launch path moves them by more than 2 %): shown, not judged
 AGREE = 0.02
+CPU_CLOCK = "torch.utils.benchmark"  # what a clean process times with where there is no CUDA
 MIN_JUDGED_MS = 0.02
 COMPARED = ("eager", "inductor")
 
@@ -76,6 +77,20 @@ def _configs(kernels) -> str:
     return "; ".join(f"{k['name']}: {k['config']}" for k in kernels) or "none seen"
 
 
+def on_cpu(ref: dict[str, Any]) -> bool:
+    """Whether the clean processes ran on a CPU (timed with torch.utils.benchmark)."""
+    return ref.get("clock") == CPU_CLOCK
+
+
+def lab_figure(row: dict[str, Any], ref: dict[str, Any], mode: str) -> float | None:
+    """The lab's figure set beside the clean one: on a GPU its steady state (both sides flush
+    L2 between calls: do_bench does); on a CPU its own torch.utils.benchmark clock, the clean
+    side's clock (the lab's harness flushes the caches between calls, Timer does not)."""
+    if on_cpu(ref):
+        return (row.get("lab_timer_ms") or {}).get(mode)
+    return row.get(f"{mode}_ms")
+
+
 def _why(mode: str, ratio: float, ref: dict[str, Any], lab: dict[str, Any]) -> str:
     """What differs where lab ÷ clean is outside the band: the call too short to judge, a host
     that cannot keep the GPU busy (launch-bound), or the Triton config each side picked."""
@@ -83,6 +98,8 @@ def _why(mode: str, ratio: float, ref: dict[str, Any], lab: dict[str, Any]) -> s
     if theirs < MIN_JUDGED_MS:
         return f"{mode}: {theirs * 1e3:.1f} µs per call, under the judged 20 µs"
     said = f"{mode}: lab ÷ clean {ratio:.3f}"
+    if on_cpu(ref):  # no queue to be ahead of, no Triton configs
+        return said
     host = lab["host_us"].get(mode)
     if host and host > theirs * 1e3:
         said += (
@@ -106,7 +123,7 @@ def versus(row: dict[str, Any], ref: dict[str, Any], lab: dict[str, Any]) -> dic
     range widened by AGREE, what differs."""
     ratios, why = {}, []
     for mode in COMPARED:
-        mine, theirs = row.get(f"{mode}_ms"), ref.get(f"{mode}_ms")
+        mine, theirs = lab_figure(row, ref, mode), ref.get(f"{mode}_ms")
         ratios[mode] = mine / theirs if mine and theirs else None
         if ratios[mode] is None:
             continue
@@ -119,6 +136,7 @@ def versus(row: dict[str, Any], ref: dict[str, Any], lab: dict[str, Any]) -> dic
         "clean_inductor_ms": ref.get("inductor_ms"),
         "clean_runs": ref.get("runs"),
         "clean_clock": ref.get("clock"),
+        "lab_clock_compared": "torch.utils.benchmark" if on_cpu(ref) else "lab",
         "clean_peak_mib": {m: ref.get(f"{m}_peak_mib") for m in COMPARED},
         "clean_ms_range": {m: ref.get(f"{m}_ms_range") for m in COMPARED},
         "lab_vs_clean": ratios,
@@ -169,6 +187,9 @@ def _row(name: str, finished) -> dict[str, Any]:
         "eager_ms": (key.get("steady_state_ms") or {}).get("eager"),
         "inductor_ms": (key.get("steady_state_ms") or {}).get("inductor"),
         "lab_vs_do_bench": lab / bench if lab and bench else None,
+        # each mode's torch.utils.benchmark clock in the worker: on a CPU, the figure set beside
+        # the clean processes' (the same clock, no cache flush between calls)
+        "lab_timer_ms": {m: (clocks.get(m) or {}).get("torch.utils.benchmark") for m in COMPARED},
         "inductor_gbps": gbps.get("inductor"),
         "inductor_tflops": tflops.get("inductor"),
         "ceiling_gbps": key.get("ceiling_gbps"),
@@ -211,13 +232,16 @@ def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
     shown = [{k: v for k, v in row.items() if k not in CLEAN_KEYS} for row in rows]
     bench.show(f"Every workload in fusion ({modes}, {settings.text('dtype')})", shown)
     if refs:
-        bench.show("The lab beside a clean process (ms per call, do_bench)", versus_rows(rows))
+        clock = "torch.utils.benchmark" if bench.device == "cpu" else "do_bench"
+    bench.show(f"The lab beside a clean process (ms per call, {clock})", versus_rows(rows))
     return {row["workload"]: row for row in rows}
 
 
 CLEAN_KEYS = (
     "clean_runs",
     "clean_clock",
+    "lab_clock_compared",
+    "lab_timer_ms",
     "clean_peak_mib",
     "clean_ms_range",
     "clean_configs",
@@ -237,7 +261,7 @@ def versus_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         line: dict[str, Any] = {"workload": row["workload"]}
         for mode in COMPARED:
-            line[f"{mode}_lab_ms"] = row.get(f"{mode}_ms")
+            line[f"{mode}_lab_ms"] = lab_figure(row, {"clock": row.get("clean_clock")}, mode)
             line[f"{mode}_clean_ms"] = row.get(f"clean_{mode}_ms")
             line[f"{mode}_lab_÷_clean"] = (row.get("lab_vs_clean") or {}).get(mode)
         line["difference"] = row.get("difference") or row.get("clean_error")

@@ -89,3 +89,19 @@ def test_a_run_without_a_compared_mode_gets_no_clean_process_and_says_why():
     assert _clean(spec, 1) == {
         "error": "no mode to compare: the run's modes have none of eager, inductor"
     }
+
+
+def test_on_a_cpu_the_labs_own_timer_clock_is_set_beside_the_clean_timer():
+    """The lab's harness flushes the caches between calls; torch.utils.benchmark does not: on
+    a CPU the row compares the lab's Timer clock with the clean process's, and says no GPU
+    words (launch-bound, Triton configs) about it."""
+    row = {
+        "eager_ms": 1.59,
+        "inductor_ms": 0.69,
+        "lab_timer_ms": {"eager": 0.72, "inductor": 0.325},
+    }
+    ref = clean(eager=(7.6, 7.6), inductor=(0.32, 0.32)) | {"clock": "torch.utils.benchmark"}
+    found = versus(row, ref, lab({"eager": 900.0, "inductor": 900.0}))
+    assert found["lab_clock_compared"] == "torch.utils.benchmark"
+    assert abs(found["lab_vs_clean"]["inductor"] - 0.325 / 0.32) < 1e-9
+    assert found["difference"] == "eager: lab ÷ clean 0.095"
