@@ -49,9 +49,15 @@ def to_svg(chart: alt.TopLevelMixin) -> str:
 
 def to_png(chart: alt.TopLevelMixin, scale: float = PNG_SCALE) -> bytes:
     """The chart as a PNG at `scale` times its size on the page."""
+    return svg_to_png(to_svg(chart), scale)
+
+
+def svg_to_png(svg: str, scale: float = PNG_SCALE) -> bytes:
+    """An SVG this module made, rasterised (what vl-convert's own PNG path does after its SVG:
+    the same bytes, and an SVG already made is not rendered twice)."""
     import vl_convert
 
-    return vl_convert.vegalite_to_png(_spec(chart), scale=scale, allowed_base_urls=[])
+    return vl_convert.svg_to_png(svg, scale=scale)
 
 
 def _mark(node: Any) -> str | None:
