@@ -52,31 +52,38 @@ def workload(
     """ms per call of one catalog workload's pass (fwd, bwd or fwd_bwd: the lab's training
     step, lab/training.py) in each of `modes`: eager, and plain `torch.compile` (no options, no
     lab worker, no inductor setting of the lab's), on the inputs the lab makes (same module,
-    shape, seed). On CUDA, triton.testing.do_bench (L2 flushed between calls, median) and each
-    call's peak memory above what was held before it, then which Triton kernels the compiled
-    call launched and their configs (where the lab's figure differs, a different config is the
-    first thing to look at); on a CPU, torch.utils.benchmark's median (blocked_autorange)."""
+    shape, seed). Timed by the lab's own clock functions (lab/clocks.py), so only the process
+    differs: on CUDA triton.testing.do_bench (L2 flushed between calls, median), each call's
+    peak memory above what was held before it, then which Triton kernels the compiled call
+    launched and their configs (where the lab's figure differs, a different config is the
+    first thing to look at); on a CPU torch.utils.benchmark (no flush), with the intra-op
+    threads a lab worker would take."""
     import torch
 
-    from runtime_lab.lab import compile_tools, training
+    from runtime_lab.env import choose_torch_threads
+    from runtime_lab.lab import clocks, compile_tools, training
     from runtime_lab.workloads import ops
 
+    at = torch.device(device)
+    if at.type == "cpu":
+        torch.set_num_threads(choose_torch_threads()[0])
     dims = tuple(int(d) for d in shape.split("x"))
-    work = ops.load(name, dims, dtype, torch.device(device), int(seed), json.loads(params))
+    work = ops.load(name, dims, dtype, at, int(seed), json.loads(params))
     mark = compile_tools.code_modules()
     made = {"eager": work.fn, "inductor": torch.compile(work.fn)}
     fns = {
         mode: training.step(made[mode], work.inputs, pass_, work.module)
         for mode in modes.split(",")
     }
-    cuda = device.startswith("cuda")
+    cuda = at.type == "cuda"
     out: dict[str, Any] = {"torch": torch.__version__, "pass": pass_, "device": device}
     out["gpu"] = torch.cuda.get_device_name() if cuda else None
-    out["clock"] = "triton.testing.do_bench" if cuda else "torch.utils.benchmark"
+    out["threads"] = torch.get_num_threads()
     for mode, fn in fns.items():
         for _ in range(3):  # the compile and its first calls stay out of the timing's warm-up
             fn()
-        out[f"{mode}_ms"] = _bench_cuda(fn) if cuda else _bench_cpu(fn)
+        reading = clocks.do_bench_clock(fn, at) or clocks.benchmark_clock(fn, at, 1.0)
+        out[f"{mode}_ms"], out["clock"] = reading["median_ms"], reading["clock"]
         out[f"{mode}_peak_mib"] = _peak_mib(fn) if cuda else None
     out["inductor_kernels"], out["kernels_note"] = [], "Triton kernels need CUDA"
     if cuda and "inductor" in fns:
@@ -85,21 +92,6 @@ def workload(
         kernels, out["kernels_note"] = triton_meta.kernels(fns["inductor"], mark)
         out["inductor_kernels"] = [{"name": k.name, "config": k.config} for k in kernels]
     return out
-
-
-def _bench_cuda(fn) -> float:
-    import torch
-    from triton.testing import do_bench
-
-    torch.cuda.synchronize()
-    return do_bench(fn, warmup=25, rep=100, return_mode="median")
-
-
-def _bench_cpu(fn) -> float:
-    """The median ms per call of blocks of calls for at least a second (torch.utils.benchmark)."""
-    from torch.utils.benchmark import Timer
-
-    return Timer("fn()", globals={"fn": fn}).blocked_autorange(min_run_time=1.0).median * 1e3
 
 
 def _peak_mib(fn) -> float:

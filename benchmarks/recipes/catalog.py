@@ -77,16 +77,17 @@ def _configs(kernels) -> str:
     return "; ".join(f"{k['name']}: {k['config']}" for k in kernels) or "none seen"
 
 
-def on_cpu(ref: dict[str, Any]) -> bool:
+def on_cpu(clock: str | None) -> bool:
     """Whether the clean processes ran on a CPU (timed with torch.utils.benchmark)."""
-    return ref.get("clock") == CPU_CLOCK
+    return clock == CPU_CLOCK
 
 
-def lab_figure(row: dict[str, Any], ref: dict[str, Any], mode: str) -> float | None:
-    """The lab's figure set beside the clean one: on a GPU its steady state (both sides flush
-    L2 between calls: do_bench does); on a CPU its own torch.utils.benchmark clock, the clean
-    side's clock (the lab's harness flushes the caches between calls, Timer does not)."""
-    if on_cpu(ref):
+def lab_figure(row: dict[str, Any], clock: str | None, mode: str) -> float | None:
+    """The lab's figure set beside a clean one timed by `clock`: on a GPU its steady state
+    (both sides flush L2 between calls: do_bench does); on a CPU its own torch.utils.benchmark
+    clock, the clean side's (the lab's harness flushes the caches between calls, Timer does
+    not)."""
+    if on_cpu(clock):
         return (row.get("lab_timer_ms") or {}).get(mode)
     return row.get(f"{mode}_ms")
 
@@ -98,7 +99,7 @@ def _why(mode: str, ratio: float, ref: dict[str, Any], lab: dict[str, Any]) -> s
     if theirs < MIN_JUDGED_MS:
         return f"{mode}: {theirs * 1e3:.1f} µs per call, under the judged 20 µs"
     said = f"{mode}: lab ÷ clean {ratio:.3f}"
-    if on_cpu(ref):  # no queue to be ahead of, no Triton configs
+    if on_cpu(ref.get("clock")):  # no queue to be ahead of, no Triton configs
         return said
     host = lab["host_us"].get(mode)
     if host and host > theirs * 1e3:
@@ -123,7 +124,7 @@ def versus(row: dict[str, Any], ref: dict[str, Any], lab: dict[str, Any]) -> dic
     range widened by AGREE, what differs."""
     ratios, why = {}, []
     for mode in COMPARED:
-        mine, theirs = lab_figure(row, ref, mode), ref.get(f"{mode}_ms")
+        mine, theirs = lab_figure(row, ref.get("clock"), mode), ref.get(f"{mode}_ms")
         ratios[mode] = mine / theirs if mine and theirs else None
         if ratios[mode] is None:
             continue
@@ -136,7 +137,7 @@ def versus(row: dict[str, Any], ref: dict[str, Any], lab: dict[str, Any]) -> dic
         "clean_inductor_ms": ref.get("inductor_ms"),
         "clean_runs": ref.get("runs"),
         "clean_clock": ref.get("clock"),
-        "lab_clock_compared": "torch.utils.benchmark" if on_cpu(ref) else "lab",
+        "lab_clock_compared": CPU_CLOCK if on_cpu(ref.get("clock")) else "lab",
         "clean_peak_mib": {m: ref.get(f"{m}_peak_mib") for m in COMPARED},
         "clean_ms_range": {m: ref.get(f"{m}_ms_range") for m in COMPARED},
         "lab_vs_clean": ratios,
@@ -189,7 +190,7 @@ def _row(name: str, finished) -> dict[str, Any]:
         "lab_vs_do_bench": lab / bench if lab and bench else None,
         # each mode's torch.utils.benchmark clock in the worker: on a CPU, the figure set beside
         # the clean processes' (the same clock, no cache flush between calls)
-        "lab_timer_ms": {m: (clocks.get(m) or {}).get("torch.utils.benchmark") for m in COMPARED},
+        "lab_timer_ms": {m: (clocks.get(m) or {}).get(CPU_CLOCK) for m in COMPARED},
         "inductor_gbps": gbps.get("inductor"),
         "inductor_tflops": tflops.get("inductor"),
         "ceiling_gbps": key.get("ceiling_gbps"),
@@ -214,12 +215,11 @@ def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
     refs = {name: _clean(spec, runs) for name, spec in specs.items()} if with_clean else {}
     if with_clean and bench.device == "cpu":
         bench.note(
-            "on a CPU the clean processes time with torch.utils.benchmark (no do_bench without "
-            "CUDA) and the lab with its harness: a shared CPU's noise often exceeds the 2 % "
+            "on a CPU the clean processes and the lab are set side by side on torch.utils."
+            "benchmark (no do_bench without CUDA): a shared CPU's noise often exceeds the 2 % "
             "band, and a fresh process's glibc heap gives freed memory back and faults it in "
-            "again on every call, where the lab's forked worker reuses its heap (rms_norm bf16 "
-            "1024², eager: 7.6 ms fresh, 0.88 ms with MALLOC_TRIM_THRESHOLD_ and "
-            "MALLOC_MMAP_THRESHOLD_ at 1 GiB, 0.72 ms in the lab's worker)"
+            "again on every call, where the lab's forked worker reuses its heap "
+            "(docs/evidence/2026-12-06-session-14.md)"
         )
     bench.wait_ready()
     rows = []
@@ -232,7 +232,7 @@ def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
     shown = [{k: v for k, v in row.items() if k not in CLEAN_KEYS} for row in rows]
     bench.show(f"Every workload in fusion ({modes}, {settings.text('dtype')})", shown)
     if refs:
-        clock = "torch.utils.benchmark" if bench.device == "cpu" else "do_bench"
+        clock = CPU_CLOCK if bench.device == "cpu" else "do_bench"
     bench.show(f"The lab beside a clean process (ms per call, {clock})", versus_rows(rows))
     return {row["workload"]: row for row in rows}
 
@@ -261,7 +261,7 @@ def versus_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         line: dict[str, Any] = {"workload": row["workload"]}
         for mode in COMPARED:
-            line[f"{mode}_lab_ms"] = lab_figure(row, {"clock": row.get("clean_clock")}, mode)
+            line[f"{mode}_lab_ms"] = lab_figure(row, row.get("clean_clock"), mode)
             line[f"{mode}_clean_ms"] = row.get(f"clean_{mode}_ms")
             line[f"{mode}_lab_÷_clean"] = (row.get("lab_vs_clean") or {}).get(mode)
         line["difference"] = row.get("difference") or row.get("clean_error")

@@ -6,7 +6,7 @@ import torch
 
 from runtime_lab.workloads.norm_block.op import block, flops, inputs, reduction_lengths
 from runtime_lab.workloads.norm_block.op import norm_block as reference
-from runtime_lab.workloads.rms_norm.op import EPS
+from runtime_lab.workloads.rms_norm.op import EPS, wide
 from runtime_lab.workloads.rms_norm.op import rms_norm as traceable
 
 __all__ = ["flops", "fn", "inputs", "reduction_lengths", "reference"]
@@ -36,12 +36,12 @@ def _backward(ctx, grad: torch.Tensor):
     """y = w · (x̂).to(dtype), x̂ = x·rstd, rstd = (mean(x²) + ε)^-½, in float32 as the forward:
     dw = Σ_tokens grad · x̂; dx = rstd · (g − x̂ · mean(g · x̂)) with g = grad · w."""
     x, w = ctx.saved_tensors
-    wide = torch.promote_types(x.dtype, torch.float32)  # as the forward: at least float32
-    x32, g32 = x.to(wide), grad.to(wide)
+    up = wide(x.dtype)  # as the forward
+    x32, g32 = x.to(up), grad.to(up)
     rstd = torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + EPS)
     normed = x32 * rstd
-    dw = (g32 * normed.to(x.dtype).to(wide)).sum(0).to(w.dtype)
-    g = g32 * w.to(wide)
+    dw = (g32 * normed.to(x.dtype).to(up)).sum(0).to(w.dtype)
+    g = g32 * w.to(up)
     dx = rstd * (g - normed * (g * normed).mean(-1, keepdim=True))
     return dx.to(x.dtype), dw
 

@@ -16,11 +16,15 @@ def inputs(shape, params, dtype, device, generator):
     return x, w
 
 
+def wide(dtype: torch.dtype) -> torch.dtype:
+    """At least float32: Llama's x.float() for bf16/fp16/fp32 (the same kernels), while float64
+    stays float64, so the lab's float64 reference (fn over float64 copies) is not rounded to
+    float32 at every norm of the blocks built on it."""
+    return torch.promote_types(dtype, torch.float32)
+
+
 def rms_norm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    # at least float32 (Llama's x.float() for bf16/fp16/fp32, the same kernels): float64 inputs
-    # stay float64, so the lab's float64 reference (this fn over float64 copies) is not rounded
-    # to float32 at every norm of the blocks built on it
-    x32 = x.to(torch.promote_types(x.dtype, torch.float32))
+    x32 = x.to(wide(x.dtype))
     out = x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + EPS)
     return w * out.to(x.dtype)
 
