@@ -125,7 +125,7 @@ def test_allocator_runs_cross_entropy(server, page):
     _choose(page, "Device", "cpu")
     _run_and_wait(
         page,
-        "allocator cross_entropy (tokens × vocab), forward + backward",
+        "allocator cross_entropy (tokens × vocab) CPU float32, forward + backward",
         "allocator-cross-entropy",
     )
 

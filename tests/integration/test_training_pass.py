@@ -115,7 +115,10 @@ def test_a_fwd_bwd_report_on_the_fusion_page_shows_forward_and_backward_kernels(
     tabs = {t.label: t for t in at.tabs}
     shown = {m.label: m.value for m in tabs["Summary"].metric}
     assert shown["eager kernels"] == "4 + 8 per call"  # "(forward + backward)" its caption
-    assert shown["inductor saved for backward"] == "64 MiB in 3 tensors"
+    # the bytes as the figure (whole in its column), the tensors in its caption
+    assert shown["inductor saved for backward"] == "64 MiB"
+    captions = [c.value for c in tabs["Summary"].caption]
+    assert "(3 tensors; 16 KiB besides the inputs)" in captions, captions
     table = next(d.value for d in tabs["Kernels"].dataframe if "pass" in d.value.columns)
     by_pass = table.groupby(["mode", "pass"])["name"].apply(list).to_dict()
     assert by_pass[("inductor", "forward")] == ["triton_red_fused_0"]

@@ -228,18 +228,20 @@ def test_a_device_kernel_belongs_to_the_pass_whose_range_holds_its_launch_runtim
 def test_every_headline_says_a_training_step_and_keeps_a_forward_run_as_it_was():
     from dataclasses import replace
 
+    from allocatordata import run as allocator_run
     from allocatordata import workload_result
     from recompilesdata import result as recompiles_result
 
-    from runtime_lab.allocator.report import workload as allocator_words
+    from runtime_lab import registry
     from runtime_lab.passes import said
     from runtime_lab.recompiles.report import workload as recompiles_words
 
     assert said("fwd") == "" and said("bwd") == ", backward only"
     alloc = workload_result()
-    assert ", forward + backward" not in allocator_words.head(alloc)
-    assert allocator_words.head(replace(alloc, training_pass="fwd_bwd")).endswith(
-        ", forward + backward"
+    assert ", forward + backward" not in registry.build_report(allocator_run(alloc)).headline
+    stepped = allocator_run(replace(alloc, training_pass="fwd_bwd"))
+    assert f"{alloc.device} {alloc.dtype}, forward + backward: " in (
+        registry.build_report(stepped).headline
     )
     rec = replace(
         recompiles_result(),

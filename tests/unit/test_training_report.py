@@ -45,8 +45,8 @@ def test_the_summary_says_the_pass_and_shows_what_each_mode_saved_for_backward()
     assert shown["eager kernels"] == "4 + 8 per call (forward + backward)"
     assert shown["compiled kernels"] == "1 + 1 per call (inductor, forward + backward)"
     # eager's saved tensors beside the compiled mode's, side by side
-    assert shown["eager saved for backward"].startswith("128 MiB in 6 tensors")
-    assert shown["inductor saved for backward"] == "64 MiB in 3 tensors (16 KiB besides the inputs)"
+    assert shown["eager saved for backward"].startswith("128 MiB (6 tensors; ")
+    assert shown["inductor saved for backward"] == "64 MiB (3 tensors; 16 KiB besides the inputs)"
     assert summary.prose[0].startswith("Each time is of the step (forward + backward)")
     assert summary.chart.startswith("Kernels per call") or summary.chart.startswith("Steady")
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from runtime_lab import passes
 from runtime_lab.allocator.report import ab
 from runtime_lab.allocator.report import charts as ca
 from runtime_lab.allocator.report import frames as fa
@@ -83,10 +84,12 @@ CPU_NOTE = (
 
 
 def _headline(result: AllocatorResult, figures: dict[str, Any]) -> str:
+    step = passes.said(result.training_pass)  # after the dtype, as fusion's headline has it
     if result.device == "cpu":
         rss = fmt_bytes(figures["host_rss_peak_bytes"])
-        return f"{rw.head(result)} CPU {result.dtype}: host RSS peak {rss} (GPU curves need CUDA)"
-    head = f"{rw.head(result)} {result.device} {result.dtype}"
+        head = f"{rw.head(result)} CPU {result.dtype}{step}"
+        return f"{head}: host RSS peak {rss} (GPU curves need CUDA)"
+    head = f"{rw.head(result)} {result.device} {result.dtype}{step}"
     if figures["peak_bytes"].get("sequence") is None:
         return f"{head}: {', '.join(result.scenarios)}{rw.headline_tail(result)}"
     return (

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime_lab import passes
 from runtime_lab.allocator.report import peak as pf
 from runtime_lab.allocator.report import peak_chart
 from runtime_lab.allocator.result import AllocatorResult, WorkloadPeak
@@ -54,7 +53,7 @@ def head(result: AllocatorResult) -> str:
     if not result.workload:
         return "allocator"
     dims = f" ({' × '.join(result.dims)})" if result.dims else ""
-    return f"allocator {result.workload}{dims}{passes.said(result.training_pass)}"
+    return f"allocator {result.workload}{dims}"
 
 
 def largest(result: AllocatorResult) -> WorkloadPeak | None:

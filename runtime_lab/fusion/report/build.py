@@ -159,7 +159,7 @@ def _step_metrics(
             found.append(
                 Metric(
                     f"{name} saved for backward",
-                    step.saved_text(by[name]),
+                    step.saved_figure(by[name]),
                     _help(f"saved_bytes.{name}"),
                 )
             )

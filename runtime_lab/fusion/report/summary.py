@@ -129,7 +129,7 @@ def _saved_pair(result: FusionResult, compiled: str | None) -> tuple:
     """Eager's saved-for-backward bytes beside the compiled mode's; () where not recorded."""
     by = {m.mode: m for m in result.modes if m.saved is not None}
     return tuple(
-        figure("fusion", f"saved_bytes.{name}", step.saved_text(by[name]))
+        figure("fusion", f"saved_bytes.{name}", step.saved_figure(by[name]))
         for name in dict.fromkeys(("eager", compiled))
         if name in by
     )
