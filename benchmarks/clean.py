@@ -61,12 +61,13 @@ def workload(
     import torch
 
     from runtime_lab.env import choose_torch_threads
-    from runtime_lab.lab import clocks, compile_tools, training
+    from runtime_lab.lab import clocks, compile_tools, training, vec_isa
     from runtime_lab.workloads import ops
 
     at = torch.device(device)
     if at.type == "cpu":
         torch.set_num_threads(choose_torch_threads()[0])
+        vec_isa.probe(device)  # a machine fact, not the workload's: from the machine's cache
     dims = tuple(int(d) for d in shape.split("x"))
     work = ops.load(name, dims, dtype, at, int(seed), json.loads(params))
     mark = compile_tools.code_modules()

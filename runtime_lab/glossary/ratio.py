@@ -33,3 +33,10 @@ def words(ratio: float | None, unit: str | None, better: str = "neither") -> str
     if not judged and better in ("higher", "lower"):
         text += " (better)" if (ratio > 1) == (better == "higher") else " (worse)"
     return text
+
+
+def span(values: list[float] | tuple[float, ...]) -> str:
+    """The range of some ratios as written: "0.75×–0.9×", or one figure when both ends read the
+    same at two significant figures ("1.1×", not "1.1×–1.1×")."""
+    low, high = f"{min(values):.2g}×", f"{max(values):.2g}×"
+    return low if low == high else f"{low}–{high}"

@@ -18,6 +18,7 @@ import torch._dynamo.utils as dynamo_utils
 from torch._dynamo.utils import counters
 
 from runtime_lab.compiler.log import strip_guard_comments
+from runtime_lab.lab import vec_isa
 from runtime_lab.results import CompileLatency
 
 MAX_CODE_CHARS = 40_000
@@ -51,8 +52,11 @@ def cache_dirs(root: Path) -> Iterator[Path]:
 
 
 @contextmanager
-def fresh_cache_dirs() -> Iterator[Path]:
-    """Point Inductor and Triton at empty cache directories (a truly cold compile), then restore."""
+def fresh_cache_dirs(device: object = None) -> Iterator[Path]:
+    """Point Inductor and Triton at empty cache directories (a truly cold compile), then restore.
+    On the CPU the machine's vector-ISA check is answered first, from the machine's cache: it is
+    not this compile's (lab/vec_isa.py)."""
+    vec_isa.probe(device)
     root = Path(tempfile.mkdtemp(prefix="runtime-lab-cold-"))
     try:
         with cache_dirs(root):

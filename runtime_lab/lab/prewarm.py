@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import tempfile
 import time
-from pathlib import Path
 
 import torch
 
 from runtime_lab.lab import compile_tools as ct
+from runtime_lab.lab import vec_isa
+from runtime_lab.lab.vec_isa import machine_cache
 
 # set in the zygote by in_zygote(): a worker forked from it finds it in the memory it inherited
 INHERITED: dict[str, float | str] | None = None
@@ -69,22 +69,13 @@ def in_zygote() -> dict[str, float | str] | None:
     torch.set_num_threads(1)
     inductor_config.compile_threads = 1
     try:
-        with ct.cache_dirs(_own_cache()):
+        # the user's own caches, shared by every data directory: a new data directory's zygote pays
+        # one cached compile (3.3 s on 2 cores), not a cold one (10.5 s). Only the in-process
+        # set-up is kept from it: the tiny graph's code is never used again.
+        with ct.cache_dirs(machine_cache("prewarm")):
             INHERITED = compiler(torch.device("cpu"))
+        vec_isa.probe("cpu")  # answered by the tiny compile or not, every fork inherits it
     finally:
         inductor_config.compile_threads = pool
         torch.set_num_threads(threads)
     return INHERITED
-
-
-def _own_cache() -> Path:
-    """The warm-up's caches: the user's own, shared by every data directory, so a new data
-    directory's zygote pays one cached compile (3.3 s on 2 cores), not a cold one (10.5 s).
-    Only the in-process set-up is kept from it: the tiny graph's code is never used again."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    root = Path(base) / "runtime_lab" / "prewarm"
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError:  # no writable home: a temporary directory, cold every time
-        root = Path(tempfile.mkdtemp(prefix="runtime-lab-prewarm-"))
-    return root

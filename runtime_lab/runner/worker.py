@@ -99,7 +99,7 @@ def start_up() -> tuple[str, dict[str, Any]]:
 
     from runtime_lab import envvars
     from runtime_lab.env import choose_torch_threads
-    from runtime_lab.lab import prewarm, tooling
+    from runtime_lab.lab import prewarm, tooling, vec_isa
     from runtime_lab.workloads import user
 
     # from when the server asked for us (a fork or a process of our own), else our process's
@@ -127,6 +127,8 @@ def start_up() -> tuple[str, dict[str, Any]]:
         start.update(prewarm.compiler(torch.device("cuda")))
     else:
         start["prewarm"] = f"off ({envvars.PREWARM_ENV}=0)" if gpu else "off (a CPU worker)"
+    if not gpu and prewarm.INHERITED is None:  # a CPU worker of its own: no zygote answered it
+        start["vec_isa_s"] = round(vec_isa.probe("cpu") or 0, 3)
     user.load_from_env()  # the user's workload files: imported here, never in the server
     probe = _probe()
     start["ready_at_s"] = round(time.time() - began, 3)

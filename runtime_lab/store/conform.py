@@ -57,6 +57,7 @@ _PROBE = {
     "prewarm": str,
     "zygote_prewarm_s": float,  # the zygote's CPU warm-up, inherited by a forked worker
     "zygote_prewarm": str,
+    "vec_isa_s": float,  # a CPU worker of its own: the machine's vector-ISA check (lab/vec_isa.py)
 }
 PROBE = {  # runner/probe.py compare()
     "job": _PROBE,

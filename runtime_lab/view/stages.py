@@ -103,6 +103,11 @@ def worker_line(run: Any) -> str | None:
             f", its compiler warmed by one tiny compile at start ({baseline.get('prewarm_s')} s, "
             "then reset: the job's compile figures and counts exclude it)"
         )
+    if baseline.get("vec_isa_s") is not None:
+        line += (
+            f", the CPU's vector-ISA check answered at start ({baseline['vec_isa_s']} s, from "
+            "the machine's cache: not in any compile figure)"
+        )
     if worker.get("fresh_after_disturbed"):
         line += ", fresh: its predecessor ran " + ", ".join(
             worker.get("previous_disturbed_by") or ["a tool"]

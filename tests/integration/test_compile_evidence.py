@@ -166,7 +166,7 @@ def test_capture_on_cpu_names_the_four_aten_ops_and_builds_a_report(data_dir):
     level = logs.trace_log.level
     ct.reset()
     fn = torch.compile(ct.own_copy(pointwise, "pointwise_evidence"), dynamic=False)
-    with ct.fresh_cache_dirs(), capture("test") as trace:
+    with ct.fresh_cache_dirs("cpu"), capture("test") as trace:
         fn(torch.randn(32, 32), torch.randn(32, 32))
         fn(torch.randn(48, 32), torch.randn(48, 32))  # a recompile: two compile ids
     ours = [

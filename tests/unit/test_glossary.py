@@ -231,6 +231,14 @@ def test_a_ratio_says_its_direction_in_words(value, unit, better, said):
     assert ratio.words(value, unit, better) == said
 
 
+@pytest.mark.parametrize(
+    ("values", "said"),
+    [([0.75, 0.7512], "0.75×"), ([1.1, 1.12, 1.13], "1.1×"), ([0.9, 0.75], "0.75×–0.9×")],
+)
+def test_a_range_of_ratios_is_one_figure_when_its_ends_read_the_same(values, said):
+    assert ratio.span(values) == said  # never "0.75×–0.75×"
+
+
 def test_compare_takes_labels_units_and_direction_from_the_glossary():
     from runtime_lab.compare import comparison
 

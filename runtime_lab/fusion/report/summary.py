@@ -13,6 +13,7 @@ from runtime_lab.fusion.report.cache import WorkingSet
 from runtime_lab.fusion.report.checks import over_ceiling
 from runtime_lab.fusion.report.figures import NAIVE_RECORD, FusionFigures, naive_arms
 from runtime_lab.fusion.result import FusionResult
+from runtime_lab.glossary.ratio import span
 from runtime_lab.report import CACHE, CLOCKS, Metric, Summary
 from runtime_lab.view.fmt import fmt_ms, fmt_seconds
 from runtime_lab.view.summary import figure, first_sentence, fit, pairs
@@ -182,7 +183,7 @@ def _warnings(
         ratios = [r["ratio_to_lab"] for r in flagged]
         found.append(
             f"{clocks} disagrees with the lab's clock on {len(flagged)} mode(s) "
-            f"({min(ratios):.2g}×–{max(ratios):.2g}× its median): quote a figure with its "
+            f"({span(ratios)} its median): quote a figure with its "
             "clock. Details: Notes."
         )
     return found

@@ -7,6 +7,7 @@ from runtime_lab.fusion.report.checks import OVER_CEILING_PCT
 from runtime_lab.fusion.report.clocks import AGREES, LAB
 from runtime_lab.fusion.report.figures import HOST_BOUND_FRACTION, FusionFigures
 from runtime_lab.fusion.result import FusionResult
+from runtime_lab.glossary.ratio import span
 from runtime_lab.report import CACHE, CLOCKS, CONTENDED, Verdict
 from runtime_lab.results import stats
 
@@ -54,7 +55,7 @@ def verdict(result: FusionResult, fig: FusionFigures) -> Verdict | None:
     low, high = min(ratios), max(ratios)
     return Verdict(
         False,
-        f"Doubt: {'; '.join(doubts)}. The speed-up could be {low:.2g}×–{high:.2g}×.",
+        f"Doubt: {'; '.join(doubts)}. The speed-up could be {span(ratios)}.",
         (low, high),
         frozenset(states),
     )

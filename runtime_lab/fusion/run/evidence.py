@@ -32,7 +32,7 @@ def add_evidence(results: list[ModeResult], spec: RunSpec, inputs: tuple, ctx) -
 
 def _traced_compile(mode: str, spec: RunSpec, inputs: tuple) -> CompileEvidence:
     try:
-        with ct.fresh_cache_dirs(), capture(mode) as trace:
+        with ct.fresh_cache_dirs(spec.device), capture(mode) as trace:
             ct.reset()
             build(mode, spec, inputs, fresh=True)()
         return evidence(trace)

@@ -54,6 +54,18 @@ def _phases() -> dict[str, Any]:
     }
 
 
+def _isa_check(device: str) -> float | None:
+    """The CPU's vector-ISA check, its own phase (lab/vec_isa.py): a fact of the machine, kept
+    out of the cold compile. Seconds (the lab helper's import included), None off the CPU."""
+    if not device.startswith("cpu"):
+        return None
+    start = time.perf_counter()
+    from runtime_lab.lab import vec_isa
+
+    vec_isa.probe(device)
+    return time.perf_counter() - start
+
+
 def main(args: dict) -> dict:
     """args: device, shape (list), dtype, mode (torch.compile's, None: default), role, path."""
     t0 = time.perf_counter()
@@ -61,6 +73,7 @@ def main(args: dict) -> dict:
     import torch.nn.functional as F
 
     t1 = time.perf_counter()
+    isa_s = _isa_check(args["device"])
     device = torch.device(args["device"])
     x = torch.randn(args["shape"], device=device, dtype=getattr(torch, args["dtype"]))
     y = torch.randn_like(x)
@@ -78,7 +91,8 @@ def main(args: dict) -> dict:
     compiled(x, y)
     _sync(torch, device)
     t4 = time.perf_counter()
-    found |= {"import_s": t1 - t0, "init_s": t2 - t1, "compile_s": t4 - t3}
+    found |= {"import_s": t1 - t0, "isa_s": isa_s, "init_s": t2 - t1 - (isa_s or 0)}
+    found["compile_s"] = t4 - t3
     if role == "fresh":
         return found
     if role == "save":

@@ -50,7 +50,8 @@ def fresh_process_latency(mode: str, spec: RunSpec, device: torch.device) -> Com
         return CompileLatency(FRESH, total, detail=f"failed: {error}")
     detail = (
         f"process start to exit {total:.1f} s: import {phases['import_s']:.1f} s, "
-        f"device init {phases['init_s']:.1f} s, compile + first call {phases['compile_s']:.1f} s"
+        f"{isa_phase(phases)}device init {phases['init_s']:.1f} s, compile + first call "
+        f"{phases['compile_s']:.1f} s"
     )
     return CompileLatency(FRESH, total, detail=detail)
 
@@ -102,6 +103,15 @@ def mega_cache_latency(mode: str, spec: RunSpec, device: torch.device) -> Compil
     )
 
 
+def isa_phase(phases: dict) -> str:
+    """The CPU's vector-ISA check, apart from the compile (lab/vec_isa.py): a cold compile on a
+    machine that ran one before finds its answer on disk; the first on a machine pays it."""
+    isa_s = phases.get("isa_s")
+    if isa_s is None:  # a GPU device, or a child of an older lab
+        return ""
+    return f"CPU vector-ISA check {isa_s:.1f} s (once per machine, apart from the compile), "
+
+
 def _kinds(counts: dict[str, int]) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in counts.items()) or "nothing"
 
@@ -117,7 +127,8 @@ def _detail(saved: dict, loaded: dict, total: float) -> str:
         )
     return (
         f"process B (fresh interpreter, its own empty cache dirs) start to exit {total:.1f} s: "
-        f"import {loaded['import_s']:.1f} s, device init {loaded['init_s']:.1f} s, "
+        f"import {loaded['import_s']:.1f} s, {isa_phase(loaded)}device init "
+        f"{loaded['init_s']:.1f} s, "
         f"load_cache_artifacts {loaded['load_s']:.2f} s, compile + first call "
         f"{loaded['compile_s']:.1f} s; {verdict}. Artefact {saved['bytes']} bytes from process "
         f"A ({_kinds(saved['saved'])}); loaded {_kinds(loaded.get('loaded', {}))}. First call "

@@ -21,7 +21,7 @@ def _latencies(mode: str, spec: RunSpec, inputs: tuple, ctx: Context) -> list[Co
     """Cold (fresh cache dirs), warm cache (persistent dirs, state reset), warm process."""
     device = ctx.device
     ctx.progress(f"{mode}: cold compile (fresh caches)", None, None)
-    with ct.fresh_cache_dirs():
+    with ct.fresh_cache_dirs(device):
         ct.reset()
         cold = ct.timed_call(build(mode, spec, inputs, fresh=True), device)
         found = [ct.latency("cold", cold, "fresh Inductor and Triton cache directories")]

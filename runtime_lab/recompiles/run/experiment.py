@@ -83,7 +83,7 @@ def run_mode(
     # runs under the default stance: the what-if is about the graphs, not the stance
     how = {"mode": "reduce-overhead"} if graphs_whatif else {"backend": spec.option("backend")}
     stance = None if graphs_whatif else stance
-    fresh = ct.fresh_cache_dirs() if spec.option("fresh_caches") else nullcontext()
+    fresh = ct.fresh_cache_dirs(spec.device) if spec.option("fresh_caches") else nullcontext()
     with fresh:
         ct.reset()
         own = f"{work.fn.__name__}_{mode.replace('=', '_').replace('-', '_')}"
