@@ -2,6 +2,7 @@
 one worker: each run finishes, names its workload and draws (fusion's own test covers fusion)."""
 
 import pytest
+from catalogdata import along, text
 
 from runtime_lab import registry
 from runtime_lab.registry import result_from_record
@@ -21,26 +22,13 @@ RECOMPILES = {
 }
 
 
-def _along(name: str, divide: int) -> tuple[int, ...]:
-    """The CPU shape with its first dynamic dim divided (the dims a sequence varies in use)."""
-    work = WORKLOADS[name]
-    at = work.dims.index(work.dynamic_dims[0])
-    shape = list(work.cpu_shape)
-    shape[at] = max(1, shape[at] // divide)
-    return tuple(shape)
-
-
-def _text(shape) -> str:
-    return "x".join(map(str, shape))
-
-
 def _specs(name: str) -> dict:
     work = WORKLOADS[name]
-    small, half = _along(name, 4), _along(name, 8)
+    small, half = along(name, 4), along(name, 8)
     params = {"workload": name, "params": params_text(dict(work.cpu_params))}
-    sequence = f"{_text(half)},{_text(small)},{_text(half)}"
+    sequence = f"{text(half)},{text(small)},{text(half)}"
     common = {"device": "cpu", "warmup": 1, "repeat": 3}
-    streams_shape = "64x64" if name == "matmul" else _text(small)  # matmul keeps its own shape
+    streams_shape = "64x64" if name == "matmul" else text(small)  # matmul keeps its own shape
     return {
         "recompiles": build_spec(
             "recompiles", None, **common, options=params | RECOMPILES | {"shapes": sequence}
