@@ -14,6 +14,7 @@ import re
 import signal
 import sqlite3
 import time
+from urllib.parse import urlencode
 
 import pytest
 import serving  # the server start/stop, its health check and Chromium's flags
@@ -49,17 +50,15 @@ def served(tmp_path):
 
 
 def _streams_page(browser, url, shape, repeat=3):
-    """A new browser session on the Streams page with the form filled in (not submitted)."""
+    """A new browser session on the Streams page, its form filled by a link (not submitted):
+    the sessions pressing Run together are the point here, not the typing (filling each form by
+    hand, widget by widget, was a page rerun per widget, eight times over)."""
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     page.set_default_timeout(60_000)
-    page.goto(url)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Streams & events").click()
-    _shape_input(page).fill(shape)
-    page.get_by_test_id("stSelectbox").filter(has_text="Device").get_by_role("combobox").click()
-    page.get_by_role("option", name="cpu", exact=True).click()
+    page.goto(f"{url}/streams?{urlencode({'shape': shape, 'device': 'cpu', 'repeat': repeat})}")
+    expect(_shape_input(page)).to_have_value(shape)
     timed = page.get_by_test_id("stNumberInput").filter(has_text="Timed calls").locator("input")
-    timed.fill(str(repeat))
-    timed.press("Tab")  # commit the value before Run
+    expect(timed).to_have_value(str(repeat))
     return page
 
 
