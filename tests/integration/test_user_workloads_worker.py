@@ -18,7 +18,9 @@ from tests.helpers.bundledata import ROOT, cli
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "user_workloads"
 GOOD, BAD = str(FIXTURES / "good.py"), str(FIXTURES / "bad_fn.py")
+# the user's file in the worker is the point: no compile-latency or compile-trace compiles
 FAST = ["--device", "cpu", "--warmup", "1", "--repeat", "3", "--compile-latency", "false"]
+FAST += ["--compile-trace", "false"]
 
 
 @pytest.fixture(autouse=True)
