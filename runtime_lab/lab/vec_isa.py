@@ -28,10 +28,10 @@ def probe(device: object) -> float | None:
     AVX-512, …) into the cache dir, to learn which the compiler can use. That is a fact of the
     machine, kept on disk with the default cache dir, so a user's cold compile does not pay it;
     with empty cache dirs it did, inside the compile (2-core CPU, g++ 12: six builds, 6.7 s,
-    against a 1 s kernel build). So the check runs here, against the machine's cache, and its
-    answer stays in this process (Inductor keeps it per process). Returns its seconds, None
-    where the device is not the CPU (GPU kernels need no such check). Cheap once done in this
-    process: Inductor keeps the answer (a forked worker inherits its zygote's)."""
+    against a 1 s kernel build). So the check runs here, against the machine's cache. Inductor
+    keeps the answer for the rest of the process (a forked worker inherits its zygote's), so a
+    second call costs nothing. Returns its seconds; None where the device is not the CPU (GPU
+    kernels need no such check)."""
     if not str(device).startswith("cpu"):
         return None
     start = time.perf_counter()

@@ -54,18 +54,6 @@ def _phases() -> dict[str, Any]:
     }
 
 
-def _isa_check(device: str) -> float | None:
-    """The CPU's vector-ISA check, its own phase (lab/vec_isa.py): a fact of the machine, kept
-    out of the cold compile. Seconds (the lab helper's import included), None off the CPU."""
-    if not device.startswith("cpu"):
-        return None
-    start = time.perf_counter()
-    from runtime_lab.lab import vec_isa
-
-    vec_isa.probe(device)
-    return time.perf_counter() - start
-
-
 def main(args: dict) -> dict:
     """args: device, shape (list), dtype, mode (torch.compile's, None: default), role, path."""
     t0 = time.perf_counter()
@@ -73,7 +61,9 @@ def main(args: dict) -> dict:
     import torch.nn.functional as F
 
     t1 = time.perf_counter()
-    isa_s = _isa_check(args["device"])
+    from runtime_lab.lab import vec_isa  # no torch of its own: nothing for the phases to time
+
+    isa_s = vec_isa.probe(args["device"])  # a fact of the machine: its own phase, not the compile
     device = torch.device(args["device"])
     x = torch.randn(args["shape"], device=device, dtype=getattr(torch, args["dtype"]))
     y = torch.randn_like(x)
