@@ -8,7 +8,7 @@ import sys
 
 from runtime_lab import __version__, registry
 from runtime_lab.cli import argcheck
-from runtime_lab.cli.progress import wait_with_progress
+from runtime_lab.cli.progress import doubt_line, wait_with_progress
 from runtime_lab.cli.workloads import use_files
 from runtime_lab.config import DataDirError
 from runtime_lab.registry import EXPERIMENTS
@@ -184,6 +184,8 @@ def _run(args: argparse.Namespace) -> int:
     rep = registry.build_report(run, result=result)
     # the report quotes the worker and the spec: escaped, with a note's own lines kept
     print(terminal(rep.headline) + (f" (run #{job.run_id})" if job.run_id else ""))
+    if line := doubt_line(rep):  # as the early headline said it, with every figure in now
+        print(line)
     if line := code_line(run):
         print(f"  {terminal(line)}")
     for metric in rep.metrics:

@@ -37,12 +37,20 @@ def early_report(job):
     return pending(registry.build_report(replace(job, state="done", result=job.partial).as_run()))
 
 
+def doubt_line(report) -> str | None:
+    """The headline's trust verdict where it doubts, indented under it: the same line in the
+    early headline and the whole report (the page's amber box)."""
+    if report.verdict is not None and report.verdict.doubt:
+        return f"  {terminal(report.verdict.doubt)}"
+    return None
+
+
 def early_headline(job) -> None:
     """The timing phase's figures, on stderr, as soon as they are in: the profiler and trace
     evidence follow, then the whole report on stdout (the partial result is never stored)."""
     report = early_report(job)
     print(f"timing done, evidence follows: {terminal(report.headline)}", file=sys.stderr)
-    if report.verdict is not None and report.verdict.doubt:
-        print(f"  {terminal(report.verdict.doubt)}", file=sys.stderr)
+    if line := doubt_line(report):
+        print(line, file=sys.stderr)
     for metric in report.metrics:
         print(f"  {terminal(metric.label)}: {terminal(metric.value)}", file=sys.stderr, flush=True)

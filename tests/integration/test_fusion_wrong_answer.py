@@ -52,6 +52,8 @@ def test_a_wrong_compiled_answer_is_timed_and_named_in_the_headline(tmp_path):
     early = next(line for line in done.stderr.splitlines() if line.startswith("timing done"))
     assert said in early
     assert "Wrong answer: inductor outside tolerance against float64" in done.stderr
+    # the whole report says its verdict under the headline, as the early one did
+    assert done.stdout.splitlines()[1].startswith("  Wrong answer: inductor outside tolerance")
     assert f"inductor FAILED '{wrong['tolerance_rule']}'" in done.stdout  # the note: its rule
 
 
