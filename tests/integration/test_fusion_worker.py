@@ -171,6 +171,9 @@ def test_the_early_headline_shows_the_final_naive_ab_or_says_pending(fusion_run)
     assert naive_arms(result_from_record("fusion", fusion_run["result"])).record == NAIVE_RECORD
     for label, value in early.items():
         assert value == final[label] or "pending" in value, (label, value, final[label])
+    # the early headline names no kernel count it does not have yet ("— kernels vs eager —")
+    headline = early_report(EARLY["job"]).headline
+    assert "—" not in headline and " vs eager" in headline, headline
 
 
 def test_tolerance_accepts_a_more_accurate_low_precision_result():

@@ -52,12 +52,15 @@ def _speed(result: FusionResult, key: Mapping[str, Any], by: dict[str, ModeResul
     eager, compiled = by.get("eager"), key["compiled_mode"]
     if not compiled:
         return f"{head}: no compiled mode ran"
-    if step.stepped(result):  # kernels by pass: "2 + 3 kernels vs eager 4 + 8"
+    counted = by[compiled].kernel_count is not None  # None: the profiler has not run yet
+    if not counted:  # the early headline: times are in, kernel counts come with the evidence
+        text = f"{head}: {compiled}"
+    elif step.stepped(result):  # kernels by pass: "2 + 3 kernels vs eager 4 + 8"
         text = f"{head}: {compiled} {step.kernels_word(result, by[compiled])}"
     else:
         text = f"{head}: {compiled} {_kernels_word(by[compiled].kernel_count)}"
     if eager and eager.ran:
-        text += f" vs eager {step.counts(result, eager)}"
+        text += f" vs eager {step.counts(result, eager)}" if counted else " vs eager"
     speedup = key["measured_speedup"]
     if speedup:
         if 0.95 <= speedup < 1.05:
