@@ -231,10 +231,17 @@ def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
         rows.append(row)
     shown = [{k: v for k, v in row.items() if k not in CLEAN_KEYS} for row in rows]
     bench.show(f"Every workload in fusion ({modes}, {settings.text('dtype')})", shown)
-    if refs:
-        clock = CPU_CLOCK if bench.device == "cpu" else "do_bench"
-    bench.show(f"The lab beside a clean process (ms per call, {clock})", versus_rows(rows))
+    show_versus(bench, rows, bool(refs))
     return {row["workload"]: row for row in rows}
+
+
+def show_versus(bench, rows: list[dict[str, Any]], cleaned: bool) -> None:
+    """The lab beside the clean processes, on the clock they timed with; nothing where none
+    ran (`--set clean=no`)."""
+    if not cleaned:
+        return
+    clock = CPU_CLOCK if bench.device == "cpu" else "do_bench"
+    bench.show(f"The lab beside a clean process (ms per call, {clock})", versus_rows(rows))
 
 
 CLEAN_KEYS = (

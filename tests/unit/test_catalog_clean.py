@@ -105,3 +105,21 @@ def test_on_a_cpu_the_labs_own_timer_clock_is_set_beside_the_clean_timer():
     assert found["lab_clock_compared"] == "torch.utils.benchmark"
     assert abs(found["lab_vs_clean"]["inductor"] - 0.325 / 0.32) < 1e-9
     assert found["difference"] == "eager: lab ÷ clean 0.095"
+
+
+def test_the_side_by_side_table_names_its_clock_and_is_absent_without_clean_processes():
+    """`--set clean=no` ended in an UnboundLocalError (the table's clock was set only when
+    clean processes ran, the table drawn either way)."""
+    from types import SimpleNamespace
+
+    from benchmarks.recipes.catalog import show_versus
+
+    shown = []
+    rows = [{"workload": "pointwise", "eager_ms": 1.0, "clean_eager_ms": 1.0}]
+    for device, cleaned in (("cpu", False), ("cpu", True), ("cuda", True)):
+        bench = SimpleNamespace(device=device, show=lambda title, table: shown.append(title))
+        show_versus(bench, rows, cleaned)
+    assert shown == [
+        "The lab beside a clean process (ms per call, torch.utils.benchmark)",
+        "The lab beside a clean process (ms per call, do_bench)",
+    ]
