@@ -19,10 +19,10 @@ from torch._dynamo.utils import counters
 
 from runtime_lab.compiler.log import strip_guard_comments
 from runtime_lab.lab import vec_isa
+from runtime_lab.lab.cache_env import cache_dirs
 from runtime_lab.results import CompileLatency
 
 MAX_CODE_CHARS = 40_000
-CACHE_ENV = ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")
 
 
 def reset() -> None:
@@ -35,20 +35,6 @@ def clear_records() -> None:
     """Forget counters and compilation metrics, keeping compiled code (for warm-process counts)."""
     counters.clear()
     dynamo_utils.clear_compilation_metrics()
-
-
-@contextmanager
-def cache_dirs(root: Path) -> Iterator[Path]:
-    """Point Inductor and Triton at cache directories under root, then restore."""
-    saved = {k: os.environ.get(k) for k in CACHE_ENV}
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(root / "inductor")
-    os.environ["TRITON_CACHE_DIR"] = str(root / "triton")
-    try:
-        yield root
-    finally:
-        os.environ.update({k: v for k, v in saved.items() if v is not None})
-        for key in (k for k, v in saved.items() if v is None):
-            os.environ.pop(key, None)
 
 
 @contextmanager

@@ -9,7 +9,7 @@ import torch
 
 from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab import vec_isa
-from runtime_lab.lab.vec_isa import machine_cache
+from runtime_lab.lab.cache_env import cache_dirs, machine_cache
 
 # set in the zygote by in_zygote(): a worker forked from it finds it in the memory it inherited
 INHERITED: dict[str, float | str] | None = None
@@ -72,7 +72,7 @@ def in_zygote() -> dict[str, float | str] | None:
         # the user's own caches, shared by every data directory: a new data directory's zygote pays
         # one cached compile (3.3 s on 2 cores), not a cold one (10.5 s). Only the in-process
         # set-up is kept from it: the tiny graph's code is never used again.
-        with ct.cache_dirs(machine_cache("prewarm")):
+        with cache_dirs(machine_cache("prewarm")):
             INHERITED = compiler(torch.device("cpu"))
         vec_isa.probe("cpu")  # answered by the tiny compile or not, every fork inherits it
     finally:

@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
-from pathlib import Path
 
-CACHE_ENV = "TORCHINDUCTOR_CACHE_DIR"  # where the check's test programs are built and kept
-
-
-def machine_cache(name: str) -> Path:
-    """A compile cache of this machine's, shared by every data directory and process (under
-    $XDG_CACHE_HOME or ~/.cache); a temporary directory, cold every time, where none is writable."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    root = Path(base) / "runtime_lab" / name
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        root = Path(tempfile.mkdtemp(prefix=f"runtime-lab-{name}-"))
-    return root
+from runtime_lab.lab.cache_env import cache_dirs, machine_cache
 
 
 def probe(device: object) -> float | None:
@@ -37,14 +22,7 @@ def probe(device: object) -> float | None:
     start = time.perf_counter()
     from torch._inductor import cpu_vec_isa
 
-    saved = os.environ.get(CACHE_ENV)
-    os.environ[CACHE_ENV] = str(machine_cache("vec-isa") / "inductor")
-    try:
+    with cache_dirs(machine_cache("vec-isa")):  # the check's test programs are kept there
         cpu_vec_isa.valid_vec_isa_list()
         cpu_vec_isa.pick_vec_isa()
-    finally:
-        if saved is None:
-            os.environ.pop(CACHE_ENV, None)
-        else:
-            os.environ[CACHE_ENV] = saved
     return time.perf_counter() - start

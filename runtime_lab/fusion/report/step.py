@@ -44,25 +44,28 @@ def kernels_word(result: FusionResult, mode: ModeResult) -> str:
     return f"{found} kernel{'' if found == '1' else 's'}"
 
 
+def _saved_parts(saved) -> tuple[str, str, str]:
+    """The bytes, the tensor count and the bytes besides the inputs, as saved_text and
+    saved_figure write them."""
+    tensors = f"{saved.tensors} tensor{'' if saved.tensors == 1 else 's'}"
+    return fmt_bytes(saved.bytes), tensors, fmt_bytes(saved.activation_bytes)
+
+
 def saved_text(mode: ModeResult) -> str:
     """What the mode's forward saved for its backward, in a phrase; "—" where not recorded."""
-    saved = mode.saved
-    if saved is None:
+    if mode.saved is None:
         return "—"
-    return (
-        f"{fmt_bytes(saved.bytes)} in {saved.tensors} tensor{'' if saved.tensors == 1 else 's'} "
-        f"({fmt_bytes(saved.activation_bytes)} besides the inputs)"
-    )
+    size, tensors, besides = _saved_parts(mode.saved)
+    return f"{size} in {tensors} ({besides} besides the inputs)"
 
 
 def saved_figure(mode: ModeResult) -> str:
-    """The same as a metric's value: the bytes as the figure, the rest as its detail
-    ("1.5 MiB (7 tensors; 1.25 MiB besides the inputs)"), so the figure fits its column."""
-    saved = mode.saved
-    if saved is None:
+    """The same as a metric's value: the bytes first, the rest after them ("1.5 MiB (7 tensors;
+    1.25 MiB besides the inputs)"), so the figure fits its column."""
+    if mode.saved is None:
         return "—"
-    tensors = f"{saved.tensors} tensor{'' if saved.tensors == 1 else 's'}"
-    return f"{fmt_bytes(saved.bytes)} ({tensors}; {fmt_bytes(saved.activation_bytes)} besides the inputs)"
+    size, tensors, besides = _saved_parts(mode.saved)
+    return f"{size} ({tensors}; {besides} besides the inputs)"
 
 
 def saved_note(result: FusionResult) -> str | None:
