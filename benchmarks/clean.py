@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -85,6 +86,8 @@ def workload(
             fn()
         reading = clocks.do_bench_clock(fn, at) or clocks.benchmark_clock(fn, at, 1.0)
         out[f"{mode}_ms"], out["clock"] = reading["median_ms"], reading["clock"]
+        gpu = reading.get("gpu")  # the SM clock and power cap while do_bench timed
+        out[f"{mode}_gpu"] = dataclasses.asdict(gpu) if gpu else None
         out[f"{mode}_peak_mib"] = _peak_mib(fn) if cuda else None
     out["inductor_kernels"], out["kernels_note"] = [], "Triton kernels need CUDA"
     if cuda and "inductor" in fns:

@@ -55,6 +55,31 @@ def stats(samples: typing.Sequence[float]) -> Stats | None:
 
 
 @dataclass(frozen=True)
+class GpuState:
+    """The GPU's clock and power over one timed phase (NVML): a figure taken while the power
+    cap held the clock down is slower than the same kernel on a cooler card, and two figures
+    taken at different clocks differ by that much before any code does."""
+
+    sm_clock_mhz: tuple[float, ...]  # the SM clock sampled over the phase, raw
+    sm_clock_max_mhz: float | None  # the card's highest SM clock
+    power_w: float | None  # average over the phase, from the energy counter
+    power_limit_w: float | None  # the limit the driver enforces
+    # the share of the phase NVML counted as clock-limited by the power cap / by temperature
+    power_capped_pct: float | None = None
+    thermal_capped_pct: float | None = None
+
+    @property
+    def median_clock_mhz(self) -> float | None:
+        return statistics.median(self.sm_clock_mhz) if self.sm_clock_mhz else None
+
+    @property
+    def clock_fraction(self) -> float | None:
+        """The median SM clock as a share of the card's highest (1.0: not held down)."""
+        median = self.median_clock_mhz
+        return median / self.sm_clock_max_mhz if median and self.sm_clock_max_mhz else None
+
+
+@dataclass(frozen=True)
 class Timing:
     """One timed callable. The first call is timed apart and never part of the samples."""
 
@@ -70,6 +95,7 @@ class Timing:
     # cores, and this process's; None where the phase was too short to tell or before this
     cpu_others_pct: float | None = None
     cpu_self_pct: float | None = None
+    gpu: GpuState | None = None  # CUDA with NVML: the clock and power over the samples
 
     @property
     def contended(self) -> bool:

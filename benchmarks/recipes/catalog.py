@@ -12,6 +12,7 @@ from benchmarks.harness import Bench
 from benchmarks.recipe import Recipe, Settings, flag, fusion_modes, one_of, some_of, whole
 from runtime_lab import passes
 from runtime_lab.passes import PASSES
+from runtime_lab.results import GpuState, from_plain
 from runtime_lab.shapes import DTYPES
 from runtime_lab.spec import build_spec
 from runtime_lab.workloads.declare import MODELS
@@ -69,6 +70,8 @@ def _clean(spec, runs: int) -> dict[str, Any]:
         out[f"{mode}_ms"] = statistics.median(figures)
         out[f"{mode}_ms_range"] = (figures[0], figures[-1])
         out[f"{mode}_peak_mib"] = max(f.get(f"{mode}_peak_mib") or 0.0 for f in found) or None
+        states = [from_plain(GpuState, f.get(f"{mode}_gpu")) for f in found]
+        out[f"{mode}_gpu"] = [s for s in states if s is not None]
     out["configs"] = sorted({_configs(f.get("inductor_kernels") or []) for f in found})
     return out
 
@@ -101,6 +104,9 @@ def _why(mode: str, ratio: float, ref: dict[str, Any], lab: dict[str, Any]) -> s
     said = f"{mode}: lab ÷ clean {ratio:.3f}"
     if on_cpu(ref.get("clock")):  # no queue to be ahead of, no Triton configs
         return said
+    clocks = clock_note(lab.get("gpu", {}).get(mode), ref.get(f"{mode}_gpu") or [])
+    if clocks:
+        said += f"; {clocks}"
     host = lab["host_us"].get(mode)
     if host and host > theirs * 1e3:
         said += (
@@ -117,6 +123,37 @@ def _why(mode: str, ratio: float, ref: dict[str, Any], lab: dict[str, Any]) -> s
             else (f"; configs differ: lab [{mine}] vs clean [{theirs_cfg}]")
         )
     return said
+
+
+def clock_note(lab: GpuState | None, clean: list[GpuState]) -> str | None:
+    """The SM clock each side timed at, where they differ by more than AGREE (a GEMM chain held
+    at the power cap runs slower than in a short burst on a cool card): the figures differ by
+    that much before any code does. None where either side has no clock or they agree."""
+    theirs = [s.median_clock_mhz for s in clean if s.median_clock_mhz]
+    mine = lab.median_clock_mhz if lab else None
+    if not (mine and theirs):
+        return None
+    ref = statistics.median(theirs)
+    if abs(mine / ref - 1) <= AGREE:
+        return None
+    capped = [
+        f"{side} power-capped {pct:.0f} % of its timing"
+        for side, pct in (("lab", lab.power_capped_pct), ("clean", _capped(clean)))
+        if pct
+    ]
+    return f"SM clock lab {mine:.0f} vs clean {ref:.0f} MHz" + (
+        f" ({', '.join(capped)})" if capped else ""
+    )
+
+
+def _capped(states: list[GpuState]) -> float | None:
+    found = [s.power_capped_pct for s in states if s.power_capped_pct is not None]
+    return statistics.median(found) if found else None
+
+
+def _median_clock(states) -> float | None:
+    found = [s.median_clock_mhz for s in states if s and s.median_clock_mhz]
+    return round(statistics.median(found)) if found else None
 
 
 def versus(row: dict[str, Any], ref: dict[str, Any], lab: dict[str, Any]) -> dict[str, Any]:
@@ -144,6 +181,14 @@ def versus(row: dict[str, Any], ref: dict[str, Any], lab: dict[str, Any]) -> dic
         "clean_kernels": ref.get("inductor_kernels"),
         "clean_configs": ref.get("configs"),
         "lab_kernels": lab["kernels"],
+        # the median SM clock (MHz, NVML) while each side timed; None without NVML
+        "sm_clock_mhz": {
+            m: {
+                "lab": _median_clock([lab.get("gpu", {}).get(m)]),
+                "clean": _median_clock(ref.get(f"{m}_gpu") or []),
+            }
+            for m in COMPARED
+        },
         "clean_error": ref.get("error"),
         "difference": " | ".join(why) or None,
     }
@@ -158,7 +203,8 @@ def _lab_side(result) -> dict[str, Any]:
         [{"name": k.name, "config": k.config} for k in (mode.triton_kernels or ())] if mode else []
     )
     host = {m: by[m].loop_host_us_per_call for m in COMPARED if m in by}
-    return {"kernels": kernels, "host_us": host}
+    gpu = {m: by[m].timing.gpu for m in COMPARED if m in by and by[m].timing}
+    return {"kernels": kernels, "host_us": host, "gpu": gpu}
 
 
 def _row(name: str, finished) -> dict[str, Any]:

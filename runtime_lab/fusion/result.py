@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from runtime_lab.compiler.log import CompileEvidence
 from runtime_lab.compiler.occupancy import DeviceLimits
-from runtime_lab.results import CompileLatency, KernelRow, Timing, TritonKernel
+from runtime_lab.results import CompileLatency, GpuState, KernelRow, Timing, TritonKernel
 
 # Element transfers per output element (reads + writes of one dtype-sized element).
 # Eager: add 2+1, silu 1+1, sub 2+1, mul 2+1 = 11. Fused: read x, read y, write out = 3.
@@ -25,6 +25,7 @@ class ClockReading:
     iqr_ms: float | None
     samples_ms: tuple[float, ...]  # per call (torch.utils.benchmark: per block, ÷ calls in it)
     detail: str = ""  # what the clock times and how it treats the L2 cache
+    gpu: GpuState | None = None  # CUDA with NVML: the clock and power while this clock timed
 
 
 @dataclass(frozen=True)

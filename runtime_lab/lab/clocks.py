@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 
+from runtime_lab.lab.gpu_state import GpuWatch
 from runtime_lab.results import stats
 
 BENCHMARK_MIN_RUN_S = 0.2  # per mode: enough blocks for a median, short next to a compile
@@ -78,6 +79,7 @@ def do_bench_clock(fn: Callable[[], object], device: torch.device) -> dict[str, 
         "triton zeroes its own 256 MB buffer before every call (L2 flushed whatever the lab's "
         "l2_flush says)"
     )
+    watch = GpuWatch.start(device)
     with torch.cuda.device(device):
         try:
             found = do_bench(fn, warmup=DO_BENCH_WARMUP_MS, rep=DO_BENCH_REP_MS, return_mode="all")
@@ -91,5 +93,7 @@ def do_bench_clock(fn: Callable[[], object], device: torch.device) -> dict[str, 
                 "iqr_ms": float(q3) - float(q1),
                 "samples_ms": (),
                 "detail": detail + "; quantiles only (this triton has no return_mode='all')",
+                "gpu": watch.stop() if watch else None,
             }
-    return _reading("triton.do_bench", [float(v) for v in found], detail)
+    reading = _reading("triton.do_bench", [float(v) for v in found], detail)
+    return reading | {"gpu": watch.stop() if watch else None}

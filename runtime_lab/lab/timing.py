@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import psutil
 import torch
 
+from runtime_lab.lab.gpu_state import GpuWatch
 from runtime_lab.results import Timing
 
 # Like triton.testing.do_bench: overwrite a buffer bigger than the last-level cache between
@@ -70,6 +71,7 @@ def measure(
     sync()
     flush = _flush_buffer(device) if l2_flush else None
     watch = CpuWatch()
+    gpu = GpuWatch.start(device)
     if cuda:
         device_ms, host_ms = _cuda_samples(fn, device, repeat, flush, label, progress)
     else:
@@ -86,6 +88,7 @@ def measure(
         l2_flush=l2_flush,
         cpu_others_pct=others_pct,
         cpu_self_pct=self_pct,
+        gpu=gpu.stop() if gpu else None,
     )
 
 

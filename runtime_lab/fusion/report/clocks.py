@@ -23,6 +23,7 @@ METHODS = {
     "triton.do_bench": "CUDA events per call with its own L2 flush before each",
 }
 AGREEMENT_FRACTION = 0.05
+CLOCK_APART = 0.03  # SM clocks further apart than this between two timings: said beside them
 # Beyond this spread the lab's own clock cannot tell agreement from noise: a clock inside it is
 # "too noisy to judge", never "agrees" (0.48x the lab's median once passed as agreeing)
 JUDGE_FRACTION = 0.25
@@ -65,6 +66,9 @@ def clock_rows(result: FusionResult) -> list[dict[str, Any]]:
                     "flagged": flagged,
                     "detail": c.detail,
                     "agreement": agreement(c.clock, flagged, allowed),
+                    # NVML over this clock's timing (None off CUDA, without NVML, older runs)
+                    "sm_clock_mhz": c.gpu.median_clock_mhz if c.gpu else None,
+                    "power_capped_pct": c.gpu.power_capped_pct if c.gpu else None,
                 }
             )
     return rows
@@ -82,7 +86,7 @@ def _rank(clock: str) -> int:
 
 
 COLUMNS = ["mode", "clock", "median_ms", "iqr_ms", "q1_ms", "q3_ms", "samples", "ratio_to_lab"]
-COLUMNS += ["allowed_pct", "flagged", "detail", "agreement"]
+COLUMNS += ["allowed_pct", "flagged", "detail", "agreement", "sm_clock_mhz", "power_capped_pct"]
 
 
 def clocks_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
@@ -101,8 +105,10 @@ def clock_warning(rows: Sequence[dict[str, Any]]) -> str | None:
     flagged = [r for r in rows if r["flagged"]]
     if not flagged:
         return None
+    labs = {r["mode"]: r for r in rows if r["clock"] == LAB}
     pairs = "; ".join(
-        f"{r['mode']} · {r['clock']} {r['ratio_to_lab']:.3f}× (allowed ±{r['allowed_pct']:.1f} %)"
+        f"{r['mode']} · {r['clock']} {r['ratio_to_lab']:.3f}× (allowed ±{r['allowed_pct']:.1f} %"
+        f"{_clock_apart(r, labs.get(r['mode']))})"
         for r in flagged
     )
     methods = " ".join(
@@ -115,3 +121,14 @@ def clock_warning(rows: Sequence[dict[str, Any]]) -> str | None:
         f"differently, so quote a figure with its clock. Lab: {lab.removeprefix(PREFIX)}. "
         f"{methods}"
     )
+
+
+def _clock_apart(row: dict[str, Any], lab: dict[str, Any] | None) -> str:
+    """ ", at SM 1650 MHz against the lab's 1980" where the two were timed at clocks more than
+    CLOCK_APART apart: the GPU, not the clock's method, moved that much of the figure."""
+    mine, theirs = row.get("sm_clock_mhz"), (lab or {}).get("sm_clock_mhz")
+    if not (mine and theirs) or abs(mine / theirs - 1) <= CLOCK_APART:
+        return ""
+    capped = row.get("power_capped_pct")
+    cap = f", power-capped {capped:.0f} % of it" if capped else ""
+    return f", at SM {mine:.0f} MHz{cap} against the lab's {theirs:.0f}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from runtime_lab.fusion.report import correctness
 from runtime_lab.fusion.report.checks import OVER_CEILING_PCT
-from runtime_lab.fusion.report.clocks import AGREES, LAB
+from runtime_lab.fusion.report.clocks import AGREES, CLOCK_APART, LAB
 from runtime_lab.fusion.report.figures import HOST_BOUND_FRACTION, FusionFigures
 from runtime_lab.fusion.result import FusionResult
 from runtime_lab.glossary.ratio import span
@@ -45,6 +45,10 @@ def verdict(result: FusionResult, fig: FusionFigures) -> Verdict | None:
         worst = max(pct for _, pct in contended)
         doubts.append(f"host contended (others took up to {worst:.0f} % of the cores)")
         states.add(CONTENDED)
+    throttled = clock_doubt(modes, arms)
+    if throttled:
+        doubts.append(throttled)
+        states.add(CLOCKS)
     cached = [by[m] for m in arms if (by[m].ceiling_pct or 0) > OVER_CEILING_PCT]
     if cached:
         over = ", ".join(f"{f.mode} {f.ceiling_pct:.0f} %" for f in cached)
@@ -110,3 +114,26 @@ def launch_bound(result: FusionResult, arms) -> str | None:
                 "keeps the GPU busy)"
             )
     return None
+
+
+def clock_doubt(modes: dict, arms) -> str | None:
+    """Where the two arms were timed at SM clocks more than CLOCK_APART apart (NVML), the
+    speed-up holds that clock ratio as well as the code's: a 2 ms GEMM chain held at the power
+    cap runs at a lower clock than a short kernel on the same card."""
+    states = [(m, modes[m].timing.gpu) for m in arms if modes.get(m) and modes[m].timing]
+    clocks = [(m, g) for m, g in states if g and g.median_clock_mhz]
+    if len(clocks) < 2:
+        return None
+    (a, ga), (b, gb) = clocks
+    if abs(ga.median_clock_mhz / gb.median_clock_mhz - 1) <= CLOCK_APART:
+        return None
+    return (
+        "GPU clock differed between the arms ("
+        + "; ".join(f"{m} {g.median_clock_mhz:.0f} MHz" + _capped(g) for m, g in clocks)
+        + ")"
+    )
+
+
+def _capped(state) -> str:
+    pct = state.power_capped_pct
+    return f", power-capped {pct:.0f} % of its timing" if pct else ""

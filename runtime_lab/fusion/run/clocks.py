@@ -59,7 +59,7 @@ def mode_clocks(fn, timing: Timing, device: torch.device, stage=None) -> tuple[C
     samples = timing.primary_ms
     lab = stats(samples)
     detail = _lab_detail(timing, device)
-    found = [ClockReading("lab", lab.median, lab.iqr, tuple(samples), detail)]
+    found = [ClockReading("lab", lab.median, lab.iqr, tuple(samples), detail, timing.gpu)]
     stage("torch.utils.benchmark")
     found.append(ClockReading(**benchmark_clock(fn, device, typical_s=lab.median / 1e3)))
     if device.type == "cuda":
