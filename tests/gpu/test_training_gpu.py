@@ -72,3 +72,14 @@ def test_each_gradient_is_judged_over_its_own_reductions_and_saved_tensors_are_c
         # AOTAutograd's partitioner keeps less than eager's autograd nodes (rstd, not x·rstd)
         eager, inductor = modes["eager"].saved, modes["inductor"].saved
         assert inductor.activation_bytes < eager.activation_bytes, (eager, inductor)
+
+
+def test_each_timed_phase_carries_the_gpu_clock_where_nvml_reads_it(steps):
+    pytest.importorskip("pynvml")
+    _, modes = steps["fwd_bwd"]
+    for mode in modes.values():
+        gpu = mode.timing.gpu
+        assert gpu is not None and gpu.median_clock_mhz > 100, (mode.mode, gpu)
+        assert gpu.sm_clock_max_mhz >= gpu.median_clock_mhz * 0.9, gpu
+        bench = next(c for c in mode.clocks if c.clock == "triton.do_bench")
+        assert bench.gpu is not None and bench.gpu.median_clock_mhz > 100, bench
