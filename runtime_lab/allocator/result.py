@@ -23,6 +23,9 @@ class StepRecord:
     peak_bytes: int | None = None  # max allocated since the step began (peaks reset per step)
     inactive_split_bytes: int | None = None  # free blocks inside split segments
     step_ms: float | None = None  # wall time of the step (synchronised)
+    # at a training step's "forward (activations held)" mark: the bytes the forward saved for
+    # its backward besides the step's inputs (autograd's pack hook, each storage once)
+    saved_bytes: int | None = None
 
 
 @dataclass(frozen=True)

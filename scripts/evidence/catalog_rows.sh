@@ -20,7 +20,7 @@ for name in "$@"; do
     --set workloads=$name --set pass=${PASS:-fwd} --set clean_runs=${CLEAN_RUNS:-2} 2>&1 \
     | grep -v "Warning\|_warn_once\|cpp_extension\|USDT\|warnings.warn" | tail -12
 done
-if [ -n "$ALLOC" ]; then
+if [ -n "$ALLOC" ] && [ $SECONDS -lt ${ALLOC_BEFORE_S:-9999} ]; then
   echo "== allocator: rms_norm llama3-8b-4k fwd_bwd, eager vs compiled step peak"; date -u
   timeout 90 python3 -m runtime_lab --data-dir /tmp/lab-alloc run allocator --device cuda \
     --workload rms_norm --shapes llama3-8b-4k --dtype bfloat16 --pass fwd_bwd \

@@ -2,6 +2,7 @@
 
 import gzip
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -134,3 +135,23 @@ def test_every_chart_of_the_report_keeps_its_height(run):
         assert charts[title].to_dict()["autosize"]["type"] == "fit-x", title
     axis = charts["Per step: empty-cache"].to_dict()["layer"][0]["encoding"]["x"]["axis"]
     assert axis["labelOverlap"] is False  # all 30 marks keep their label
+
+
+def test_a_training_step_s_held_mark_says_what_the_forward_saved_for_backward(result):
+    """The "forward (activations held)" mark carries the saved bytes: its label on the curve
+    and its tooltip (an older or forward-only run's marks keep their step label alone)."""
+    held = [
+        replace(s, event="forward (activations held)", saved_bytes=96 * MIB)
+        for s in result.steps[:1]
+    ]
+    stepped = replace(result, steps=(*held, *result.steps))
+    steps = fa.steps_frame(stepped)
+    assert steps["saved_bytes"].iloc[0] == 96 * MIB and steps["saved_bytes"].iloc[1:].isna().all()
+    chart = ca.timeline_chart(fa.trace_frame(stepped), fa.rss_frame(stepped), steps, ["why"])
+    spec = chart.to_dict()
+    texts = _layer(spec, spec["vconcat"][0]["vconcat"][0], "text")
+    label = f"{held[0].label} · 96 MiB saved for backward"
+    assert label in set(texts["text"]), set(texts["text"])
+    assert set(texts["text"]) - {label} <= set(steps["label"])
+    tips = [t.get("title") for x in _walk(spec) for t in x.get("encoding", {}).get("tooltip", [])]
+    assert "saved for backward (MiB)" in tips

@@ -252,3 +252,18 @@ def test_every_headline_says_a_training_step_and_keeps_a_forward_run_as_it_was()
     assert recompiles_words.head(rec, "CPU").startswith(
         "recompiles rms_norm (tokens × hidden) CPU inductor, forward + backward, 6 calls"
     ), recompiles_words.head(rec, "CPU")
+
+
+def test_the_allocator_s_step_hands_its_held_mark_what_the_forward_saved():
+    """A training step's "activations held" mark gets the bytes the forward saved for its
+    backward besides the inputs; a forward-only step has no such mark."""
+    from runtime_lab.allocator.run.work import Workload
+
+    seen = []
+    work = Workload("rms_norm", step="fwd_bwd")
+    loaded = work.load((64, 32), "float32", torch.device("cpu"))
+    work.run(loaded, seen.append)
+    inputs = sum(t.numel() * t.element_size() for t in loaded.inputs)
+    assert len(seen) == 1 and 0 < seen[0] <= 4 * inputs, (seen, inputs)
+    Workload("rms_norm").run(work.load((64, 32), "float32", torch.device("cpu")), seen.append)
+    assert len(seen) == 1

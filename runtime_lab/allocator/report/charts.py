@@ -7,6 +7,7 @@ import pandas as pd
 
 from runtime_lab.allocator.report import frames as fa
 from runtime_lab.allocator.report.frames import SERIES, TRACE_SERIES
+from runtime_lab.view.fmt import fmt_bytes
 
 COLORS = {
     "reserved": "#9ecae9",
@@ -39,6 +40,19 @@ def _fit_x(chart):
     return chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
+MARK_COLUMNS = ["scenario", "step", "label", "event", "ms", "allocated_MiB", "reserved_MiB"]
+MARK_COLUMNS += ["rss_MiB", "saved_MiB", "text"]
+
+
+def _mark_text(mark) -> str:
+    """A mark's label on the curve: the step's label; at a training step's "activations held"
+    mark, also what the forward saved for its backward (the bytes between the two passes)."""
+    saved = getattr(mark, "saved_bytes", None)
+    if saved is None or pd.isna(saved):
+        return mark.label
+    return f"{mark.label} · {fmt_bytes(int(saved))} saved for backward"
+
+
 def _markers(marks: pd.DataFrame, span_ms: float, labelled: bool) -> alt.LayerChart:
     """A dashed rule at every memory_stats mark; on the upper panel a ▼ with the mark's numbers
     as its tooltip and, where there is room, the step's label."""
@@ -50,6 +64,7 @@ def _markers(marks: pd.DataFrame, span_ms: float, labelled: bool) -> alt.LayerCh
         alt.Tooltip("allocated_MiB:Q", format=",.1f", title="allocated (memory_stats, MiB)"),
         alt.Tooltip("reserved_MiB:Q", format=",.1f", title="reserved (memory_stats, MiB)"),
         alt.Tooltip("rss_MiB:Q", format=",.1f", title="host RSS (MiB)"),
+        alt.Tooltip("saved_MiB:Q", format=",.1f", title="saved for backward (MiB)"),
     ]
     rules = (
         alt.Chart(marks)
@@ -69,7 +84,7 @@ def _markers(marks: pd.DataFrame, span_ms: float, labelled: bool) -> alt.LayerCh
         .mark_text(
             angle=270, align="right", baseline="bottom", dx=-10, dy=-2, fontSize=10, clip=True
         )
-        .encode(x=x, y=alt.value(0), text="label:N", color=alt.value("#444444"), tooltip=tooltip)
+        .encode(x=x, y=alt.value(0), text="text:N", color=alt.value("#444444"), tooltip=tooltip)
     )
     return alt.layer(rules, tips, text)
 
@@ -169,7 +184,9 @@ def timeline_chart(
         allocated_MiB=lambda f: f["allocated_bytes"] / fa.MIB,
         reserved_MiB=lambda f: f["reserved_bytes"] / fa.MIB,
         rss_MiB=lambda f: f["rss_bytes"] / fa.MIB,
-    )[["scenario", "step", "label", "event", "ms", "allocated_MiB", "reserved_MiB", "rss_MiB"]]
+        saved_MiB=lambda f: f["saved_bytes"] / fa.MIB,
+        text=lambda f: [_mark_text(r) for r in f.itertuples()],
+    )[MARK_COLUMNS]
     blocks = []
     for w in windows.itertuples():
         span = (w.end_s - w.start_s) * 1e3

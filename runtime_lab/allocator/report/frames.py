@@ -26,6 +26,7 @@ STEP_COLUMNS = [
     "fragmentation_bytes",
     "rss_bytes",
     "step_ms",
+    "saved_bytes",
 ]
 
 
@@ -58,6 +59,7 @@ def steps_frame(result: AllocatorResult) -> pd.DataFrame:
                 "fragmentation_bytes": frag,
                 "rss_bytes": s.rss_bytes,
                 "step_ms": s.step_ms,
+                "saved_bytes": s.saved_bytes,
             }
         )
     return pd.DataFrame(rows, columns=STEP_COLUMNS)

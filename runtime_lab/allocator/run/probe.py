@@ -111,7 +111,9 @@ class Probe:
             torch.cuda.synchronize(self.device)
             torch.cuda.empty_cache()
 
-    def mark(self, scenario: str, index: int, label: str, event: str, step_ms=None) -> None:
+    def mark(
+        self, scenario: str, index: int, label: str, event: str, step_ms=None, saved_bytes=None
+    ) -> None:
         self.steps.append(
             StepRecord(
                 scenario=scenario,
@@ -125,6 +127,7 @@ class Probe:
                 peak_bytes=self.stat("allocated_bytes.all.peak"),
                 inactive_split_bytes=self.stat("inactive_split_bytes.all.current"),
                 step_ms=step_ms,
+                saved_bytes=saved_bytes,
             )
         )
 

@@ -39,7 +39,7 @@ def _step(probe: Probe, work: rw.Workload, name: str, i: int, label: str, shape,
     start = time.perf_counter()
     loaded = work.load(shape, dtype, probe.device)
     # a training step: marked between its passes, where activations for the backward are held
-    out = work.run(loaded, lambda: probe.mark(name, i, label, HELD))
+    out = work.run(loaded, lambda saved: probe.mark(name, i, label, HELD, saved_bytes=saved))
     probe.sync()
     probe.mark(name, i, label, "computed", (time.perf_counter() - start) * 1e3)
     del loaded, out

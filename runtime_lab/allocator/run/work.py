@@ -10,7 +10,7 @@ import torch
 from runtime_lab import passes
 from runtime_lab.allocator.result import WorkloadPeak
 from runtime_lab.lab import compile_tools as ct
-from runtime_lab.lab import training
+from runtime_lab.lab import saved, training
 from runtime_lab.passes import has_backward
 from runtime_lab.spec import RunSpec
 from runtime_lab.workloads import ops
@@ -41,14 +41,17 @@ class Workload:
         return lambda *inputs: training.step(fn, inputs, "fwd_bwd", module)()
 
     def run(self, loaded: ops.Loaded, held=None):
-        """One call of the pass over loaded's inputs; with a backward, held() is called
-        between forward and backward, while the graph holds what the backward saved."""
+        """One call of the pass over loaded's inputs; with a backward, held(saved_bytes) is
+        called between forward and backward, while the graph holds what the backward saved:
+        the bytes of it that are not the step's inputs (saved.SavedLog's pack hook)."""
         if not has_backward(self.step):
             return loaded.call()
         step = training.step(loaded.fn, loaded.inputs, "fwd_bwd", loaded.module)
-        out = step.run_forward()
+        log = saved.SavedLog(step.inputs)
+        with log.hooks():
+            out = step.run_forward()
         if held is not None:
-            held()
+            held(log.activation_bytes)
         step.run_backward(out)
         return out
 
