@@ -8,7 +8,7 @@ from functools import lru_cache
 
 # how a figure's value reads; the numeric ones get a ratio between runs, the rest do not
 TIMES = ("ms", "us", "s")
-NUMERIC_UNITS = (*TIMES, "bytes", "GB/s", "TFLOP/s", "FLOP/B", "%", "count", "x", "number")
+NUMERIC_UNITS = (*TIMES, "bytes", "GB/s", "TFLOP/s", "FLOP/B", "MHz", "%", "count", "x", "number")
 OTHER_UNITS = ("text", "flag", "list")  # a name, a yes/no, a list: shown, never a ratio
 UNITS = NUMERIC_UNITS + OTHER_UNITS
 BETTER = ("lower", "higher", "closer to 1", "neither")

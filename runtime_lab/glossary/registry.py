@@ -10,6 +10,7 @@ from runtime_lab.glossary.figure import Figure
 # a path with no entry (a stored run's key from before the glossary, or a new one) still reads:
 # its words from the path, its unit from the path's suffix ("free_lag_us", "x_bytes")
 _SUFFIX_UNITS = {"ms": "ms", "us": "us", "s": "s", "bytes": "bytes", "gbps": "GB/s", "pct": "%"}
+_SUFFIX_UNITS["mhz"] = "MHz"
 
 
 @cache

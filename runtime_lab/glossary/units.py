@@ -10,7 +10,8 @@ from runtime_lab.glossary.figure import TIMES
 _MS = {"ms": 1.0, "us": 1e-3, "s": 1e3}  # one of each time unit, in ms
 _TIME_STEPS = (("s", 1e3), ("ms", 1.0), ("µs", 1e-3), ("ns", 1e-6))  # shown unit, its size in ms
 _BYTE_STEPS = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("B", 1))
-_SHOWN = {"GB/s": " GB/s", "TFLOP/s": " TFLOP/s", "FLOP/B": " FLOP/B", "%": " %", "x": "×"}
+_SHOWN = {"GB/s": " GB/s", "TFLOP/s": " TFLOP/s", "FLOP/B": " FLOP/B", "MHz": " MHz", "%": " %"}
+_SHOWN["x"] = "×"
 
 
 @dataclass(frozen=True)

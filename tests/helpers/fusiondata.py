@@ -18,7 +18,7 @@ from runtime_lab.fusion.result import (
     SavedForBackward,
     SweepPoint,
 )
-from runtime_lab.results import Timing, TritonKernel, stats, to_plain
+from runtime_lab.results import GpuState, Timing, TritonKernel, stats, to_plain
 
 N = 4096 * 4096
 EAGER_BYTES = 11 * 4 * N
@@ -344,3 +344,18 @@ def with_tolerance() -> FusionResult:
     return replace(
         base, dtype="bfloat16", modes=(eager, inductor, slow), reduction_lengths=(4096, 14336)
     )
+
+
+def gpu_state(mhz: float, capped: float | None = None) -> GpuState:
+    """NVML over a timed phase: the SM clock at `mhz` throughout, power-capped `capped` %."""
+    return GpuState((mhz,) * 4, 1980.0, 690.0 if capped else 420.0, 700.0, capped, 0.0)
+
+
+def with_gpu_clock(eager_mhz=1650.0, eager_capped=85.0, inductor_mhz=1980.0) -> FusionResult:
+    """with_clocks() whose eager arm was timed at the power cap, at a lower SM clock than the
+    compiled arm: the GEMM-chain case of issue 41."""
+    base = with_clocks()
+    eager, inductor, slow = base.modes
+    eager = replace(eager, timing=replace(eager.timing, gpu=gpu_state(eager_mhz, eager_capped)))
+    inductor = replace(inductor, timing=replace(inductor.timing, gpu=gpu_state(inductor_mhz)))
+    return replace(base, modes=(eager, inductor, slow))

@@ -84,6 +84,7 @@ def _recorded() -> list[tuple[str, dict[str, Any]]]:
             fusiondata.with_catalog(),
             fusiondata.with_tolerance(),
             fusiondata.with_training(),
+            fusiondata.with_gpu_clock(),
             _mega_cache(),
             fusiondata.with_autotune(),
             fusiondata.with_autotune(Autotune(note="from cache")),

@@ -106,3 +106,19 @@ def test_a_flagged_clock_says_the_sm_clock_it_ran_at_beside_the_labs():
     )
     bench["sm_clock_mhz"] = 1975.0
     assert "(allowed ±5.0 %)" in clock_warning([lab, bench])
+
+
+def test_a_run_timed_at_two_clocks_says_so_in_its_figures_and_its_verdict():
+    import fusiondata
+
+    from runtime_lab.fusion.report.figures import figures, key_figures
+    from runtime_lab.fusion.report.verdict import verdict
+
+    result = fusiondata.with_gpu_clock()
+    key = key_figures(result)
+    assert key["sm_clock_mhz"] == {"eager": 1650.0, "inductor": 1980.0}
+    assert key["power_capped_pct"] == {"eager": 85.0, "inductor": None}
+    found = verdict(result, figures(result))
+    assert not found.ok
+    assert "GPU clock differed between the arms (eager 1650 MHz, power-capped 85 %" in found.doubt
+    assert "sm_clock_mhz" not in key_figures(fusiondata.with_clocks())  # no NVML, no figure

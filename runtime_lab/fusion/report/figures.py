@@ -258,6 +258,7 @@ def _summary(result, modes, best, source, resources) -> dict[str, Any]:
         found["mega_cache_artifact_bytes"] = mega.artifact_bytes
     if result.ideal_bytes:  # recorded since the workload catalog
         found |= workload_figures(result, modes)
+    found |= gpu_clock_figures(result)
     if any(m.tolerance_rule for m in result.modes):  # judged against float64 since issue 41
         found |= tolerance_figures(result)
     if result.training_pass != "fwd":  # a training step: fwd runs keep the summary they had
@@ -375,3 +376,15 @@ def _plain(value: Any) -> Any:
     if value is None or value != value:
         return None
     return value.item() if hasattr(value, "item") else value
+
+
+def gpu_clock_figures(result: FusionResult) -> dict[str, Any]:
+    """Each timed mode's median SM clock and power-capped share over its timed calls (NVML, on
+    CUDA); nothing for a run without them (a CPU run, no NVML, an older run)."""
+    timed = [m for m in result.modes if m.timing and m.timing.gpu]
+    if not timed:
+        return {}
+    return {
+        "sm_clock_mhz": {m.mode: m.timing.gpu.median_clock_mhz for m in timed},
+        "power_capped_pct": {m.mode: m.timing.gpu.power_capped_pct for m in timed},
+    }

@@ -466,6 +466,27 @@ FIGURES = (
         "A mode in this list has figures: do not quote them as a speed-up.",
     ),
     figure(
+        "sm_clock_mhz.*",
+        "{} SM clock while timed",
+        "MHz",
+        "neither",
+        "The median of the GPU's SM clock read through NVML every 50 ms (and at both ends) while "
+        "the mode's timed calls ran; the card's highest clock is in the run's JSON.",
+        "Two figures timed at clocks more than 3 % apart differ by that much before any code "
+        "does: the verdict doubts a speed-up whose arms were, and the catalog names it beside "
+        "lab ÷ clean. A GEMM chain held at the power cap runs below a short kernel's clock.",
+    ),
+    figure(
+        "power_capped_pct.*",
+        "{} time power-capped while timed",
+        "%",
+        "lower",
+        "The share of the mode's timed calls during which NVML counted the clock held down by the "
+        "power cap (its violation-time counter, read at both ends of the phase).",
+        "Not a fault: a card at its power limit is how long GEMM chains run in training. Compare "
+        "figures only between runs with a similar share. Absent where the driver does not count it.",
+    ),
+    figure(
         "saved_tensors.*",
         "{} tensors saved for backward",
         "count",
