@@ -230,7 +230,9 @@ def _charts(result: AllocatorResult, steps: pd.DataFrame) -> list[tuple[str, Any
 
 
 def _tables(result: AllocatorResult, steps: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
-    shown = steps.drop(columns=["x"])
+    # saved_bytes is a training step's (its "activations held" mark): a forward run has none
+    unused = ["saved_bytes"] if steps["saved_bytes"].isna().all() else []
+    shown = steps.drop(columns=["x", *unused])
     tables = [("Steps (bytes; memory_stats, peaks reset per step)", shown)]
     snaps = fa.snapshots_frame(result)
     if not snaps.empty:
