@@ -305,6 +305,7 @@ CLEAN_KEYS = (
     "lab_kernels",
     "clean_error",
     "difference",
+    "sm_clock_mhz",
 )
 
 
@@ -317,6 +318,11 @@ def versus_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             line[f"{mode}_lab_ms"] = lab_figure(row, row.get("clean_clock"), mode)
             line[f"{mode}_clean_ms"] = row.get(f"clean_{mode}_ms")
             line[f"{mode}_lab_÷_clean"] = (row.get("lab_vs_clean") or {}).get(mode)
+        clocks = row.get("sm_clock_mhz") or {}
+        if any(side for mode in clocks.values() for side in mode.values()):  # NVML read them
+            line["sm_mhz_lab/clean"] = " · ".join(
+                f"{mode} {c['lab'] or '-'}/{c['clean'] or '-'}" for mode, c in clocks.items()
+            )
         line["difference"] = row.get("difference") or row.get("clean_error")
         out.append(line)
     return out

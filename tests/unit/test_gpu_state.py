@@ -122,3 +122,16 @@ def test_a_run_timed_at_two_clocks_says_so_in_its_figures_and_its_verdict():
     assert not found.ok
     assert "GPU clock differed between the arms (eager 1650 MHz, power-capped 85 %" in found.doubt
     assert "sm_clock_mhz" not in key_figures(fusiondata.with_clocks())  # no NVML, no figure
+
+
+def test_the_catalog_table_shows_both_sides_clocks_only_where_nvml_read_them():
+    from benchmarks.recipes.catalog import versus_rows
+
+    row = {"workload": "swiglu_mlp", "eager_ms": 2.1, "clean_eager_ms": 2.0}
+    row["sm_clock_mhz"] = {
+        "eager": {"lab": 1650, "clean": 1980},
+        "inductor": {"lab": 1980, "clean": None},
+    }
+    assert versus_rows([row])[0]["sm_mhz_lab/clean"] == "eager 1650/1980 · inductor 1980/-"
+    row["sm_clock_mhz"] = {"eager": {"lab": None, "clean": None}}
+    assert "sm_mhz_lab/clean" not in versus_rows([row])[0]
