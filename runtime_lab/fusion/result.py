@@ -216,6 +216,10 @@ class FusionResult:
     device_limits: DeviceLimits | None = None
     limits_note: str = ""
     training_pass: str = "fwd"  # the spec's pass (fwd, bwd, fwd_bwd); runs before it: fwd
+    # a training step's bytes besides what the forward saved: the grad_output the backward
+    # reads and the gradients it writes (step.ideal_step_bytes); None for fwd and older runs
+    grad_output_bytes: int | None = None
+    grad_bytes: int | None = None
 
 
 RESULT_TYPE = FusionResult  # what the registry rebuilds a stored run into

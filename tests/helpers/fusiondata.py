@@ -283,7 +283,14 @@ def with_training(step="fwd_bwd", wrong_grad=False) -> FusionResult:
                 saved=SAVED[mode.mode],
             )
         )
-    return replace(base, modes=tuple(modes), training_pass=step)
+    # rms_norm 4096² fp32: grad_output is the output's size; x's and w's gradients are written
+    return replace(
+        base,
+        modes=tuple(modes),
+        training_pass=step,
+        grad_output_bytes=4 * N,
+        grad_bytes=4 * N + 4 * 4096,
+    )
 
 
 # session 12's H100 run (docs/evidence/2026-12-06-session-12.md): swiglu_mlp llama3-8b-4k bf16,

@@ -94,6 +94,11 @@ def test_the_cli_records_forward_and_backward_kernels_per_mode(tmp_path):
     assert saved["inductor"]["activation_bytes"] < saved["eager"]["activation_bytes"]
     assert summary["saved_bytes"] == {mode: saved[mode]["bytes"] for mode in saved}
     assert summary["grad_tolerance_rule"] == {"eager": "float64 bound", "inductor": "float64 bound"}
+    # the step's own bytes model: grad_output and both gradients at 256² fp32, plus the rest
+    assert result["grad_output_bytes"] == 256 * 256 * 4
+    assert result["grad_bytes"] == 256 * 256 * 4 + 256 * 4
+    assert summary["step_ideal_bytes"] > result["ideal_bytes"] + 2 * 256 * 256 * 4
+    assert set(summary["step_gbps"]) == {"eager", "inductor"}
 
 
 def _draw(run):

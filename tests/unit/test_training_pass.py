@@ -3,6 +3,7 @@ callables and gradients on small tensors; kernels split by pass; the fusion figu
 
 from __future__ import annotations
 
+import statistics
 from types import SimpleNamespace
 
 import fusiondata
@@ -267,3 +268,27 @@ def test_the_allocator_s_step_hands_its_held_mark_what_the_forward_saved():
     assert len(seen) == 1 and 0 < seen[0] <= 4 * inputs, (seen, inputs)
     Workload("rms_norm").run(work.load((64, 32), "float32", torch.device("cpu")), seen.append)
     assert len(seen) == 1
+
+
+def test_a_step_s_bytes_model_counts_each_tensor_it_must_move_once():
+    from runtime_lab.fusion.report import step
+
+    result = fusiondata.with_training()
+    n = fusiondata.N
+    lean = fusiondata.SAVED["inductor"]  # the partitioner saved less than eager's nodes
+    backward = 4 * n + lean.bytes + 4 * n + 4 * 4096
+    assert step.ideal_step_bytes(result) == result.ideal_bytes + lean.activation_bytes + backward
+    bwd = fusiondata.with_training("bwd")
+    assert step.ideal_step_bytes(bwd) == backward
+    key = key_figures(result)
+    assert key["step_ideal_bytes"] == step.ideal_step_bytes(result)
+    inductor_s = (
+        statistics.median(next(m for m in result.modes if m.mode == "inductor").timing.primary_ms)
+        / 1e3
+    )
+    assert key["step_gbps"]["inductor"] == pytest.approx(key["step_ideal_bytes"] / inductor_s / 1e9)
+    assert key["step_gbps"]["eager"] < key["step_gbps"]["inductor"]
+    note = next(t for t in step.notes(result) if t.startswith("The step's ideal bytes"))
+    assert "what inductor saved read back" in note and "GB/s" in note
+    forward = fusiondata.with_catalog("rms_norm")
+    assert step.ideal_step_bytes(forward) is None and "step_gbps" not in key_figures(forward)

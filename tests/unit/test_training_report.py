@@ -92,7 +92,9 @@ def test_the_forward_s_bytes_model_is_kept_out_of_a_step_s_figures_with_one_line
         assert column in modes
     labels_shown = [m.label for m in rep.metrics]
     assert not [m for m in labels_shown if "ceiling" in m or "bytes" in m or "TFLOP" in m]
-    assert [n for n in rep.notes if n.startswith("Bandwidth (GB/s, % of ceiling), the roofline")]
+    assert [n for n in rep.notes if n.startswith("The roofline, arithmetic intensity and the")]
+    # the step's own bytes model stands in the notes, with each mode's bandwidth over it
+    assert [n for n in rep.notes if n.startswith("The step's ideal bytes, ") and "GB/s" in n]
     key = key_figures(fusiondata.with_training())
     assert key["predicted_speedup"] is None
     assert set(key["achieved_gbps"].values()) == {None}

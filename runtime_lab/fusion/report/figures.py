@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from runtime_lab.fusion.report import step
 from runtime_lab.fusion.report.autotune import figures as autotune_figures
 from runtime_lab.fusion.report.clocks import clock_medians, clock_rows
 from runtime_lab.fusion.report.kernel_table import longest, resources_frame
@@ -321,6 +322,15 @@ def pass_figures(result: FusionResult) -> dict[str, Any]:
         "backward_kernel_names": {m.mode: [k.name for k in m.backward_kernel_rows] for m in ran},
         "grad_rel_err_fp64": {m.mode: m.grad_rel_err_fp64 for m in ran},
     }
+    ideal = step.ideal_step_bytes(result)
+    if ideal is not None:  # the step's own bytes model (runs since session 16)
+        rates = step.step_gbps(result)
+        best = result.ceiling_gbps
+        found |= {
+            "step_ideal_bytes": ideal,
+            "step_gbps": rates,
+            "step_ceiling_pct": {m: 100 * g / best for m, g in rates.items()} if best else {},
+        }
     judged = [m for m in result.modes if m.grad_tolerance_rule]
     if judged:  # gradients under the float64 bound, each over its own reductions
         found |= {

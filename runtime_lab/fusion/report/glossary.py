@@ -487,6 +487,38 @@ FIGURES = (
         "figures only between runs with a similar share. Absent where the driver does not count it.",
     ),
     figure(
+        "step_ideal_bytes",
+        "the step's ideal bytes",
+        "bytes",
+        "neither",
+        "The least a training step must move, each tensor once: the backward reads grad_output "
+        "and what the leanest mode's forward saved for it (the inputs it kept included) and "
+        "writes the gradients; in fwd_bwd also the forward's ideal bytes and those saved "
+        "activations written. The leanest mode is the one that saved the fewest bytes "
+        "(AOTAutograd's partitioner, typically, not eager's every node).",
+        "A model, not a measurement: a backward that reduces over two axes (a norm's weight "
+        "gradient) reads some tensors twice in any real kernel split.",
+    ),
+    figure(
+        "step_gbps.*",
+        "{} bandwidth over the step's ideal bytes",
+        "GB/s",
+        "higher",
+        "The step's ideal bytes over the mode's steady-state step time: the bandwidth the step "
+        "would need to take that long moving only what it must.",
+        "Read it against the measured ceiling; eager moves more than the ideal, so its figure "
+        "is an effective bandwidth, not what its kernels achieved.",
+    ),
+    figure(
+        "step_ceiling_pct.*",
+        "{} step bandwidth, % of the ceiling",
+        "%",
+        "higher",
+        "step_gbps as a share of the run's measured bandwidth ceiling (the better of copy and add).",
+        "Near or above 100 %: the working set stayed in cache or the model counts a tensor the "
+        "step never needed.",
+    ),
+    figure(
         "saved_tensors.*",
         "{} tensors saved for backward",
         "count",

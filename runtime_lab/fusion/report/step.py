@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from runtime_lab.fusion.result import FusionResult, ModeResult
 from runtime_lab.passes import WORDS
+from runtime_lab.results import stats
 from runtime_lab.view.fmt import fmt_bytes
 
-# why a training step's report shows no GB/s, roofline, intensity or predicted speed-up
+# why a training step's report shows no roofline, intensity or predicted speed-up, and the
+# forward's GB/s not at all: the step has its own bytes model (ideal_step_bytes), no FLOPs one
 HIDDEN_NOTE = (
-    "Bandwidth (GB/s, % of ceiling), the roofline, arithmetic intensity and the predicted "
-    "speed-up are hidden for this run ({words}): the bytes and FLOPs models are the forward's, "
-    "and over the step's time they would read as a bandwidth no kernel achieved."
+    "The roofline, arithmetic intensity and the predicted speed-up are hidden for this run "
+    "({words}): the FLOPs model and eager's op-by-op bytes are the forward's. Its bandwidth "
+    "reads the step's own ideal bytes (below), never the forward's over the step's time."
 )
 
 
@@ -92,5 +94,67 @@ def notes(result: FusionResult) -> list[str]:
     if not stepped(result):
         return []
     found = [HIDDEN_NOTE.format(words=words(result))]
-    said = saved_note(result)
-    return found + ([said] if said else [])
+    found += [n for n in (saved_note(result), bytes_note(result)) if n]
+    return found
+
+
+def lean_saved(result: FusionResult):
+    """The mode whose forward saved the fewest bytes for its backward: the step's ideal keeps
+    what the best partition kept (AOTAutograd's, typically), not eager's every node."""
+    kept = [m for m in result.modes if m.saved is not None]
+    return min(kept, key=lambda m: m.saved.bytes) if kept else None
+
+
+def ideal_step_bytes(result: FusionResult) -> int | None:
+    """The least a training step must move, each tensor once: the backward reads grad_output
+    and what the leanest mode saved (inputs it kept included) and writes the gradients; with
+    the forward (fwd_bwd), the forward's ideal bytes and the saved activations written. None
+    for a forward run and where a part was not recorded."""
+    lean = lean_saved(result)
+    if not stepped(result) or lean is None or result.grad_output_bytes is None:
+        return None
+    backward = result.grad_output_bytes + lean.saved.bytes + (result.grad_bytes or 0)
+    if result.training_pass == "bwd":
+        return backward
+    if not result.ideal_bytes:
+        return None
+    return result.ideal_bytes + lean.saved.activation_bytes + backward
+
+
+def step_gbps(result: FusionResult) -> dict[str, float]:
+    """Each timed mode's bandwidth over the step's ideal bytes (its median step time)."""
+    ideal = ideal_step_bytes(result)
+    if ideal is None:
+        return {}
+    found = {}
+    for mode in result.modes:
+        s = stats(mode.timing.primary_ms) if mode.timing else None
+        if s and s.median > 0:
+            found[mode.mode] = ideal / (s.median / 1e3) / 1e9
+    return found
+
+
+def bytes_note(result: FusionResult) -> str | None:
+    """The step's bytes model in words, with each mode's bandwidth over it."""
+    ceiling_gbps = result.ceiling_gbps
+    ideal, lean = ideal_step_bytes(result), lean_saved(result)
+    if ideal is None:
+        return None
+    parts = [
+        f"grad_output read ({fmt_bytes(result.grad_output_bytes)})",
+        f"what {lean.mode} saved read back ({fmt_bytes(lean.saved.bytes)})",
+        f"the gradients written ({fmt_bytes(result.grad_bytes or 0)})",
+    ]
+    if result.training_pass == "fwd_bwd":
+        parts = [
+            f"the forward's ideal bytes ({fmt_bytes(result.ideal_bytes)})",
+            f"its activations written ({fmt_bytes(lean.saved.activation_bytes)})",
+            *parts,
+        ]
+    rates = [
+        f"{mode} {gbps:,.0f} GB/s"
+        + (f" ({100 * gbps / ceiling_gbps:.0f} % of the ceiling)" if ceiling_gbps else "")
+        for mode, gbps in step_gbps(result).items()
+    ]
+    text = f"The step's ideal bytes, {fmt_bytes(ideal)}: {', '.join(parts)}, each once."
+    return text + (f" Over each mode's step time: {'; '.join(rates)}." if rates else "")

@@ -262,6 +262,7 @@ def _result(spec: RunSpec, device, results: list, points: tuple, made: dict) -> 
         device_limits=limits,
         limits_note=limits_note,
         training_pass=passes.of(spec),
+        **made.get("step_bytes", {}),
         **made["ceiling"],
         **made["compute"],
     )

@@ -38,6 +38,15 @@ def prepare(spec: RunSpec, made: dict) -> None:
         "reductions": ops.grad_reduction_lengths(work, indices, out),
         "dtype": spec.dtype,
     }
+    # the step's bytes model besides what is saved: grad_output read, each gradient written
+    made["step_bytes"] = {
+        "grad_output_bytes": sum(_nbytes(g) for g in eager.grads_out),
+        "grad_bytes": sum(_nbytes(g) for g in eager.grads() if g is not None),
+    }
+
+
+def _nbytes(t) -> int:
+    return t.numel() * t.element_size()
 
 
 def input_names(fn, indices: tuple[int, ...]) -> tuple[str, ...]:
