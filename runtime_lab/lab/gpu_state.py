@@ -8,7 +8,10 @@ from typing import Any
 
 from runtime_lab.results import GpuState
 
-SAMPLE_EVERY_S = 0.05  # 20 reads a second: each is an ioctl outside the GIL, no GPU work
+# 100 reads a second: each is an ioctl outside the GIL, no GPU work. A do_bench phase lasts
+# ~125 ms; at 20 a second (H100, session 16) it got two reads under load, and the idle clock
+# read at its start decided the median (1980 MHz beside the lab's 1515 on a GEMM chain)
+SAMPLE_EVERY_S = 0.01
 _NS_PER_S = 1e9
 
 
@@ -56,8 +59,7 @@ class GpuWatch:
         self._nvml, self._handle = nvml, handle
         self._clocks: list[float] = []
         self._done = threading.Event()
-        self._start = self._counters()
-        self._clock()
+        self._start = self._counters()  # no clock read here: before the load it is the idle boost
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
 
@@ -93,7 +95,7 @@ class GpuWatch:
     def stop(self) -> GpuState | None:
         self._done.set()
         self._thread.join()
-        self._clock()  # the clock at the phase's end: a short phase gets at least two reads
+        self._clock()  # the clock at the phase's end, before the GPU idles: at least one read
         return state(self._start, self._counters(), tuple(self._clocks), self._limits())
 
     def _limits(self) -> tuple[float | None, float | None]:

@@ -19,6 +19,7 @@ for name in "$@"; do
   timeout ${ROW_S:-150} python3 -m benchmarks catalog --device cuda --out "$work/$name" \
     --set workloads=$name --set pass=${PASS:-fwd} --set clean_runs=${CLEAN_RUNS:-2} 2>&1 \
     | grep -v "Warning\|_warn_once\|cpp_extension\|USDT\|warnings.warn" | tail -12
+  tar czf "$OUT/$tag.tar.gz" -C /tmp $tag  # after each row: a call cut short keeps the rows done
 done
 if [ -n "$ALLOC" ] && [ $SECONDS -lt ${ALLOC_BEFORE_S:-9999} ]; then
   echo "== allocator: rms_norm llama3-8b-4k fwd_bwd, eager vs compiled step peak"; date -u

@@ -5,7 +5,7 @@
 # training GPU test. Output: $OUT/training.{log,tar.gz}, $OUT/gemm.{log,tar.gz}, $OUT/tests.log.
 cd "$(dirname "$0")/../.."
 start=$SECONDS
-ROW_S=${ROW_S:-100} bash scripts/evidence/training_step_gpu.sh
+ROW_S=${ROW_S:-100} bash scripts/evidence/training_step_gpu.sh "$@"
 left() { echo $(( ${BUDGET_S:-585} - (SECONDS - start) )); }
 if [ "$(left)" -gt 200 ]; then
   ROW_S=$(( $(left) / 2 - 20 )) ALLOC=1 ALLOC_BEFORE_S=$(( $(left) - 100 )) TAG=gemm \
