@@ -8,10 +8,11 @@ from typing import Any
 
 from runtime_lab.results import GpuState
 
-# 100 reads a second: each is an ioctl outside the GIL, no GPU work. A do_bench phase lasts
-# ~125 ms; at 20 a second (H100, session 16) it got two reads under load, and the idle clock
-# read at its start decided the median (1980 MHz beside the lab's 1515 on a GEMM chain)
-SAMPLE_EVERY_S = 0.01
+# 50 reads a second: each is an ioctl outside the GIL, no GPU work, so the timed thread loses
+# microseconds per read at most. A do_bench phase lasts ~125 ms; at 20 a second (H100, session
+# 16) it got two reads under load, and the idle clock read at its start decided the median
+# (1980 MHz beside the lab's 1515 on a GEMM chain)
+SAMPLE_EVERY_S = 0.02
 _NS_PER_S = 1e9
 
 

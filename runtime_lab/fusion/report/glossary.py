@@ -470,7 +470,7 @@ FIGURES = (
         "{} SM clock while timed",
         "MHz",
         "neither",
-        "The median of the GPU's SM clock read through NVML every 10 ms (and at the end) while "
+        "The median of the GPU's SM clock read through NVML every 20 ms (and at the end) while "
         "the mode's timed calls ran; the card's highest clock is in the run's JSON.",
         "Two figures timed at clocks more than 3 % apart differ by that much before any code "
         "does: the verdict doubts a speed-up whose arms were, and the catalog names it beside "
