@@ -11,6 +11,7 @@ from benchmarks import clean
 from benchmarks.harness import Bench
 from benchmarks.recipe import Recipe, Settings, flag, fusion_modes, one_of, some_of, whole
 from runtime_lab import passes
+from runtime_lab.fusion.report.clocks import CLOCK_APART
 from runtime_lab.passes import PASSES
 from runtime_lab.results import GpuState, from_plain
 from runtime_lab.shapes import DTYPES
@@ -126,7 +127,8 @@ def _why(mode: str, ratio: float, ref: dict[str, Any], lab: dict[str, Any]) -> s
 
 
 def clock_note(lab: GpuState | None, clean: list[GpuState]) -> str | None:
-    """The SM clock each side timed at, where they differ by more than AGREE (a GEMM chain held
+    """The SM clock each side timed at, where they differ by more than CLOCK_APART, the fusion
+    report's own threshold for clocks apart (a GEMM chain held
     at the power cap runs slower than in a short burst on a cool card): the figures differ by
     that much before any code does. None where either side has no clock or they agree."""
     theirs = [s.median_clock_mhz for s in clean if s.median_clock_mhz]
@@ -134,7 +136,7 @@ def clock_note(lab: GpuState | None, clean: list[GpuState]) -> str | None:
     if not (mine and theirs):
         return None
     ref = statistics.median(theirs)
-    if abs(mine / ref - 1) <= AGREE:
+    if abs(mine / ref - 1) <= CLOCK_APART:
         return None
     capped = [
         f"{side} power-capped {pct:.0f} % of its timing"
