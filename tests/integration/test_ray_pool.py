@@ -179,13 +179,29 @@ def test_each_lane_has_its_own_actor_and_they_run_at_once(pools):
     )
 
 
+def until_dead(actor, limit_s: float = 30.0) -> float:
+    """Seconds until the actor's calls fail: ray.kill is asynchronous, so a call sent right
+    after it may still reach the old process and be answered (seen once in CI)."""
+    start = time.monotonic()
+    while time.monotonic() - start < limit_s:
+        try:
+            ray.get(actor.hello.remote(), timeout=10)
+        except ray.exceptions.RayActorError:
+            return time.monotonic() - start
+        time.sleep(0.2)
+    return limit_s
+
+
 def test_close_kills_the_actor_for_good_and_survives_shutdown(pools):
     # the module's last test: it shuts Ray down
     pool = pools["fake-b"]
     actor = pool._actor
     pool.close()
+    dead_after_s = until_dead(actor)
+    assert dead_after_s < 30.0
+    time.sleep(2.0)  # long enough for a restart of this idle actor to have begun
     with pytest.raises(ray.exceptions.RayActorError):
-        ray.get(actor.hello.remote(), timeout=60)  # killed, not restarted
+        ray.get(actor.hello.remote(), timeout=60)  # killed for good, not restarted
     with pytest.raises(WorkerDied, match="closing"):
         pool.ensure()
     ray.shutdown()
