@@ -7,6 +7,15 @@ import pytest
 import serving
 
 
+NOANIM_JS = """
+document.addEventListener('DOMContentLoaded', () => {
+  const s = document.createElement('style');
+  s.textContent = '*, *::before, *::after { animation: none !important; transition: none !important; }';
+  document.head.appendChild(s);
+});
+"""
+
+
 @pytest.fixture(scope="module")
 def browser():
     if not os.path.exists(serving.CHROMIUM):
@@ -21,6 +30,8 @@ def browser():
 @pytest.fixture
 def page(browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    if os.environ.get("NOANIM"):
+        context.add_init_script(NOANIM_JS)
     page = context.new_page()
     page.set_default_timeout(30_000)
     yield page
