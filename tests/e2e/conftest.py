@@ -5,15 +5,7 @@ import os
 
 import pytest
 import serving
-
-
-NOANIM_JS = """
-document.addEventListener('DOMContentLoaded', () => {
-  const s = document.createElement('style');
-  s.textContent = '*, *::before, *::after { animation: none !important; transition: none !important; }';
-  document.head.appendChild(s);
-});
-"""
+import stillpage
 
 
 @pytest.fixture(scope="module")
@@ -29,13 +21,9 @@ def browser():
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    if os.environ.get("NOANIM"):
-        context.add_init_script(NOANIM_JS)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
+    page = stillpage.new_page(browser)
     yield page
-    context.close()
+    page.context.close()
 
 
 @pytest.fixture(scope="session", autouse=True)

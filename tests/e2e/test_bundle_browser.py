@@ -4,6 +4,7 @@ import os
 
 import pytest
 import serving  # the server start/stop, its health check and Chromium's flags
+import stillpage  # a page with animations off
 from comparedata import CPU_FUSION, legacy_runs, stored
 
 from runtime_lab.store import bundle
@@ -33,8 +34,7 @@ def test_upload_a_bundle_then_a_truncated_one(tmp_path):
             browser = pw.chromium.launch(
                 executable_path=serving.CHROMIUM, args=serving.CHROMIUM_ARGS
             )
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(30_000)
+            page = stillpage.new_page(browser)
             page.goto(f"{url}/history")
             page.get_by_text("Export or import runs (bundles)").click()
             page.locator("input[type=file]").set_input_files(str(bad))

@@ -4,6 +4,7 @@ import os
 
 import pytest
 import serving  # the server start/stop, its health check and Chromium's flags
+import stillpage  # a page with animations off
 from comparedata import CPU_FUSION, h200_fusion, legacy_runs, stored
 
 from runtime_lab.store.history import History
@@ -35,8 +36,7 @@ def test_a_compare_link_shows_the_headline_and_a_chart(served):
     url, cpu, gpu = served
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=serving.CHROMIUM, args=serving.CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.set_default_timeout(30_000)
+        page = stillpage.new_page(browser)
         page.goto(f"{url}/history?compare={cpu},{gpu}")
         expect(page.get_by_role("heading", name="History", level=1)).to_be_visible()
         headline = page.get_by_test_id("stAlertContentInfo")

@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 
 import pytest
 import serving  # the server start/stop, its health check and Chromium's flags
+import stillpage  # a page with animations off
 
 from runtime_lab.store.history import History
 
@@ -53,8 +54,7 @@ def _streams_page(browser, url, shape, repeat=3):
     """A new browser session on the Streams page, its form filled by a link (not submitted):
     the sessions pressing Run together are the point here, not the typing (filling each form by
     hand, widget by widget, was a page rerun per widget, eight times over)."""
-    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    page.set_default_timeout(60_000)
+    page = stillpage.new_page(browser, timeout_ms=60_000)
     page.goto(f"{url}/streams?{urlencode({'shape': shape, 'device': 'cpu', 'repeat': repeat})}")
     expect(_shape_input(page)).to_have_value(shape)
     timed = page.get_by_test_id("stNumberInput").filter(has_text="Timed calls").locator("input")
