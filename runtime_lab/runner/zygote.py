@@ -46,6 +46,7 @@ def preload() -> None:
         runtime_lab.lab.prewarm.in_zygote()
     if torch.cuda.is_initialized():  # a guard for a later import that initialises CUDA
         raise RuntimeError("CUDA was initialised before fork: the workers could not use it")
+    runtime_lab.runner.worker.settle_heap()  # the children inherit it frozen
     _fork_check()
 
 
