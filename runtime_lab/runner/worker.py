@@ -131,6 +131,7 @@ def start_up() -> tuple[str, dict[str, Any]]:
         start["vec_isa_s"] = round(vec_isa.probe("cpu") or 0, 3)
     user.load_from_env()  # the user's workload files: imported here, never in the server
     settle_heap()  # before the baseline probe: baseline and jobs see one state
+    start["gc_frozen_objects"] = gc.get_freeze_count()
     probe = _probe()
     start["ready_at_s"] = round(time.time() - began, 3)
     return source, {**probe, **start}

@@ -58,6 +58,7 @@ _PROBE = {
     "zygote_prewarm_s": float,  # the zygote's CPU warm-up, inherited by a forked worker
     "zygote_prewarm": str,
     "vec_isa_s": float,  # a CPU worker of its own: the machine's vector-ISA check (lab/vec_isa.py)
+    "gc_frozen_objects": int,  # what start-up imported, kept out of garbage collection
 }
 PROBE = {  # runner/probe.py compare()
     "job": _PROBE,
