@@ -1,5 +1,5 @@
-"""The browser tests' Chromium (one per module), page (a fresh context per test) and the session's
-zygote for the servers they start."""
+"""The browser tests' Chromium (one for the session: each test gets a context of its own), page
+(a fresh context per test) and the session's zygote for the servers they start."""
 
 import os
 
@@ -8,7 +8,7 @@ import serving
 import stillpage
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
     if not os.path.exists(serving.CHROMIUM):
         pytest.skip(f"{serving.CHROMIUM} is not installed")

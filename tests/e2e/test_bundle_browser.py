@@ -4,7 +4,6 @@ import os
 
 import pytest
 import serving  # the server start/stop, its health check and Chromium's flags
-import stillpage  # a page with animations off
 from comparedata import CPU_FUSION, legacy_runs, stored
 
 from runtime_lab.store import bundle
@@ -18,7 +17,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
 
-def test_upload_a_bundle_then_a_truncated_one(tmp_path):
+def test_upload_a_bundle_then_a_truncated_one(tmp_path, page):
     source = tmp_path / "source"
     source.mkdir()
     history = History(source / "history.sqlite3")
@@ -30,20 +29,14 @@ def test_upload_a_bundle_then_a_truncated_one(tmp_path):
     served = tmp_path / "served"
     proc, url = serving.start_server(str(served), tmp_path / "streamlit.log")
     try:
-        with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=serving.CHROMIUM, args=serving.CHROMIUM_ARGS
-            )
-            page = stillpage.new_page(browser)
-            page.goto(f"{url}/history")
-            page.get_by_text("Export or import runs (bundles)").click()
-            page.locator("input[type=file]").set_input_files(str(bad))
-            expect(page.get_by_text("Cannot import bad.json.gz")).to_be_visible()
-            assert History(served / "history.sqlite3").list() == []  # nothing partly stored
-            page.locator("input[type=file]").set_input_files(str(good))
-            expect(page.get_by_text("Imported 1 run(s)")).to_be_visible()
-            stored_runs = History(served / "history.sqlite3").list()
-            assert len(stored_runs) == 1
-            browser.close()
+        page.goto(f"{url}/history")
+        page.get_by_text("Export or import runs (bundles)").click()
+        page.locator("input[type=file]").set_input_files(str(bad))
+        expect(page.get_by_text("Cannot import bad.json.gz")).to_be_visible()
+        assert History(served / "history.sqlite3").list() == []  # nothing partly stored
+        page.locator("input[type=file]").set_input_files(str(good))
+        expect(page.get_by_text("Imported 1 run(s)")).to_be_visible()
+        stored_runs = History(served / "history.sqlite3").list()
+        assert len(stored_runs) == 1
     finally:
         serving.stop_server(proc)

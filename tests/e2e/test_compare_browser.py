@@ -4,7 +4,6 @@ import os
 
 import pytest
 import serving  # the server start/stop, its health check and Chromium's flags
-import stillpage  # a page with animations off
 from comparedata import CPU_FUSION, h200_fusion, legacy_runs, stored
 
 from runtime_lab.store.history import History
@@ -32,22 +31,18 @@ def served(tmp_path_factory):
         serving.stop_server(proc)  # the server and its worker, as one process group
 
 
-def test_a_compare_link_shows_the_headline_and_a_chart(served):
+def test_a_compare_link_shows_the_headline_and_a_chart(served, page):
     url, cpu, gpu = served
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=serving.CHROMIUM, args=serving.CHROMIUM_ARGS)
-        page = stillpage.new_page(browser)
-        page.goto(f"{url}/history?compare={cpu},{gpu}")
-        expect(page.get_by_role("heading", name="History", level=1)).to_be_visible()
-        headline = page.get_by_test_id("stAlertContentInfo")
-        expect(headline).to_contain_text(f"higher (better) in #{gpu} than #{cpu} (beyond noise)")
-        expect(headline).to_contain_text("GPU (CPU vs NVIDIA H200)")
-        charts = page.get_by_test_id("stVegaLiteChart")
-        expect(charts).to_have_count(3, timeout=60_000)
-        expect(charts.first.locator("canvas, svg").first).to_be_visible()
-        if os.environ.get("RUNTIME_LAB_SCREENSHOTS"):
-            page.screenshot(
-                path=os.environ["RUNTIME_LAB_SCREENSHOTS"] + "/compare-h200-cpu.png",
-                full_page=True,
-            )
-        browser.close()
+    page.goto(f"{url}/history?compare={cpu},{gpu}")
+    expect(page.get_by_role("heading", name="History", level=1)).to_be_visible()
+    headline = page.get_by_test_id("stAlertContentInfo")
+    expect(headline).to_contain_text(f"higher (better) in #{gpu} than #{cpu} (beyond noise)")
+    expect(headline).to_contain_text("GPU (CPU vs NVIDIA H200)")
+    charts = page.get_by_test_id("stVegaLiteChart")
+    expect(charts).to_have_count(3, timeout=60_000)
+    expect(charts.first.locator("canvas, svg").first).to_be_visible()
+    if os.environ.get("RUNTIME_LAB_SCREENSHOTS"):
+        page.screenshot(
+            path=os.environ["RUNTIME_LAB_SCREENSHOTS"] + "/compare-h200-cpu.png",
+            full_page=True,
+        )

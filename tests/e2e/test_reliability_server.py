@@ -31,14 +31,6 @@ expect = sync_api.expect
 RUN_ID = re.compile(r"run #(\d+)")
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=serving.CHROMIUM, args=serving.CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
 def served(tmp_path):
     """A server on its own data dir; yields (process, url, data dir)."""
@@ -50,11 +42,22 @@ def served(tmp_path):
         serving.stop_server(proc)
 
 
-def _streams_page(browser, url, shape, repeat=3):
+@pytest.fixture
+def opened():
+    """The pages a test opens, each its own browser session, closed after it: the browser is
+    the test session's, and a page left open goes on polling its server."""
+    pages = []
+    yield pages
+    for page in pages:
+        page.context.close()
+
+
+def _streams_page(browser, url, shape, opened, repeat=3):
     """A new browser session on the Streams page, its form filled by a link (not submitted):
     the sessions pressing Run together are the point here, not the typing (filling each form by
     hand, widget by widget, was a page rerun per widget, eight times over)."""
     page = stillpage.new_page(browser, timeout_ms=60_000)
+    opened.append(page)
     page.goto(f"{url}/streams?{urlencode({'shape': shape, 'device': 'cpu', 'repeat': repeat})}")
     expect(_shape_input(page)).to_have_value(shape)
     timed = page.get_by_test_id("stNumberInput").filter(has_text="Timed calls").locator("input")
@@ -83,13 +86,13 @@ def _run_id(page, number=None, timeout_ms=120_000):
     return int(RUN_ID.search(success.inner_text()).group(1))
 
 
-def test_eight_browser_sessions_at_once_each_get_their_own_run(served, browser):
+def test_eight_browser_sessions_at_once_each_get_their_own_run(served, browser, opened):
     _proc, url, data = served
     # distinct specs (nothing is joined), each a few seconds of matmuls on the CPU: the eight
     # clicks land over seconds, and with workers forked in 0.06 s small jobs ended before the
     # last click (busiest 3), so the queue never held them together
     shapes = [f"768x{750 + i}" for i in range(8)]
-    pages = [_streams_page(browser, url, shape, repeat=20) for shape in shapes]
+    pages = [_streams_page(browser, url, shape, opened, repeat=20) for shape in shapes]
     clicked = time.time()
     for page in pages:  # eight sessions' Run within a fraction of a second
         _run_button(page).click(no_wait_after=True)
@@ -110,9 +113,9 @@ def test_eight_browser_sessions_at_once_each_get_their_own_run(served, browser):
     assert busiest >= 4, [(r["created_at"], r["started_at"], r["finished_at"]) for r in runs]
 
 
-def test_server_killed_mid_run_keeps_every_completed_run(served, browser, tmp_path):
+def test_server_killed_mid_run_keeps_every_completed_run(served, browser, opened, tmp_path):
     proc, url, data = served
-    page = _streams_page(browser, url, "64x64")
+    page = _streams_page(browser, url, "64x64", opened)
     done = []
     for number, shape in enumerate(("64x64", "64x65", "64x66"), start=1):
         _shape_input(page).fill(shape)
@@ -140,7 +143,7 @@ def test_server_killed_mid_run_keeps_every_completed_run(served, browser, tmp_pa
     # a new server on the same data carries on: the runs are listed, a new one is recorded
     proc2, url2 = serving.start_server(str(data), tmp_path / "server2.log")
     try:
-        again = _streams_page(browser, url2, "64x70")
+        again = _streams_page(browser, url2, "64x70", opened)
         _run_button(again).click()
         assert _run_id(again) == done[-1] + 1
     finally:
