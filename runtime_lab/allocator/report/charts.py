@@ -203,8 +203,8 @@ def timeline_chart(
         shared_x = alt.Resolve(scale=alt.ScaleResolveMap(x="shared", y="independent"))
         blocks.append(alt.vconcat(*panels, spacing=4, title=title, resolve=shared_x))
     gpu_title = "host RSS" if trace.empty else "GPU memory (snapshot trace) and host RSS"
-    # every property in the constructor: each chained call (.resolve_scale, .properties) deep-
-    # copies the whole tree of panels, data included, which made this chart a second to build
+    # every property in the constructor: each chained call (.resolve_scale, .properties)
+    # deep-copied the whole tree of panels and layers, a second of this chart's build
     return alt.vconcat(
         *blocks,
         spacing=26,
