@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-BUDGET_S = {"unit": 40, "integration": 450, "serial": 300}
+BUDGET_S = {"unit": 40, "integration": 440, "serial": 270}
 
 # The integration tier's heaviest files (module fixtures that start workers and compile, runs
 # through the CLI), heaviest first: tests/conftest.py puts them at the head of the collection and
