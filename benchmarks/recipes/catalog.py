@@ -12,6 +12,7 @@ from benchmarks.harness import Bench
 from benchmarks.recipe import Recipe, Settings, flag, fusion_modes, one_of, some_of, whole
 from runtime_lab import passes
 from runtime_lab.fusion.report.clocks import CLOCK_APART
+from runtime_lab.fusion.report.figures import kernel_us
 from runtime_lab.passes import PASSES
 from runtime_lab.results import GpuState, from_plain
 from runtime_lab.shapes import DTYPES
@@ -108,10 +109,13 @@ def _why(mode: str, ratio: float, ref: dict[str, Any], lab: dict[str, Any]) -> s
     clocks = clock_note(lab.get("gpu", {}).get(mode), ref.get(f"{mode}_gpu") or [])
     if clocks:
         said += f"; {clocks}"
-    host = lab["host_us"].get(mode)
-    if host and host > theirs * 1e3:
-        said += (
-            f"; launch-bound: the host takes {host:.0f} µs to issue a call the GPU runs in "
+    host, kernels = lab["host_us"].get(mode), (lab.get("kernel_us") or {}).get(mode)
+    if host and host > (kernels or theirs * 1e3):
+        said += "; launch-bound: " + (
+            f"the host takes {host:.0f} µs to issue a call whose kernels run {kernels:.0f} µs "
+            "(the lab's profiler): each process's clock reads how far its host got ahead"
+            if kernels
+            else f"the host takes {host:.0f} µs to issue a call the GPU runs in "
             f"{theirs * 1e3:.0f} µs (a clock reads the kernel only while the queue is ahead)"
         )
     if mode != "eager":
@@ -183,6 +187,9 @@ def versus(row: dict[str, Any], ref: dict[str, Any], lab: dict[str, Any]) -> dic
         "clean_kernels": ref.get("inductor_kernels"),
         "clean_configs": ref.get("configs"),
         "lab_kernels": lab["kernels"],
+        # each mode's kernels' own µs per call in the lab (profiler, CUDA): a host-bound call's
+        # clocks read the host's pace, this the GPU's
+        "lab_kernel_us": lab.get("kernel_us"),
         # the median SM clock (MHz, NVML) while each side timed; None without NVML
         "sm_clock_mhz": {
             m: {
@@ -198,7 +205,8 @@ def versus(row: dict[str, Any], ref: dict[str, Any], lab: dict[str, Any]) -> dic
 
 def _lab_side(result) -> dict[str, Any]:
     """What the lab's run says beside its figures: the inductor mode's Triton kernels and
-    configs, and each mode's host time to issue one call in its back-to-back loop."""
+    configs, each mode's host time to issue one call in its back-to-back loop, and its
+    kernels' own time per call (the profiler's, CUDA)."""
     by = {m.mode: m for m in result.modes} if result else {}
     mode = by.get("inductor")
     kernels = (
@@ -206,7 +214,8 @@ def _lab_side(result) -> dict[str, Any]:
     )
     host = {m: by[m].loop_host_us_per_call for m in COMPARED if m in by}
     gpu = {m: by[m].timing.gpu for m in COMPARED if m in by and by[m].timing}
-    return {"kernels": kernels, "host_us": host, "gpu": gpu}
+    kernel_time = {m: kernel_us(by[m]) for m in COMPARED if m in by}
+    return {"kernels": kernels, "host_us": host, "gpu": gpu, "kernel_us": kernel_time}
 
 
 def _row(name: str, finished) -> dict[str, Any]:
@@ -305,6 +314,7 @@ CLEAN_KEYS = (
     "lab_vs_clean",
     "clean_kernels",
     "lab_kernels",
+    "lab_kernel_us",
     "clean_error",
     "difference",
     "sm_clock_mhz",

@@ -50,6 +50,21 @@ def test_a_launch_bound_call_says_the_host_issue_time_and_the_same_config_says_s
     assert found["difference"].endswith("same kernels and configs")
 
 
+def test_a_launch_bound_call_sets_the_host_beside_the_kernels_own_time_where_profiled():
+    """H100, rms_norm's compiled training step (session 18): the host took 250 µs to issue a
+    call, two clean processes read 195 µs, the lab 272 µs: neither is the GPU's time."""
+    row = {"eager_ms": 0.936, "inductor_ms": 0.272}
+    side = lab({"eager": 742.0, "inductor": 250.0}) | {"kernel_us": {"inductor": 80.0}}
+    found = versus(row, clean(eager=(0.933, 0.936), inductor=(0.1944, 0.1947)), side)
+    assert found["difference"].startswith("inductor: lab ÷ clean 1.398")
+    assert (
+        "launch-bound: the host takes 250 µs to issue a call whose kernels run 80 µs"
+        in found["difference"]
+    )
+    assert found["lab_kernel_us"] == {"inductor": 80.0}
+    assert "eager" not in found["difference"]  # inside the clean range: nothing to explain
+
+
 def test_calls_under_twenty_microseconds_are_shown_but_not_judged():
     row = {"eager_ms": 0.28, "inductor_ms": 0.0050}
     found = versus(row, clean(inductor=(0.0060, 0.0061)), lab())

@@ -179,3 +179,19 @@ def test_clocks_that_part_on_a_host_bound_call_say_so_and_a_busy_gpu_does_not():
     assert f"inductor is host-bound (the host takes {device_us * 2.5:.0f} µs" in found.doubt
     fast_host = _mode(result, "inductor", timing=quick, loop_host_us_per_call=device_us / 10)
     assert "host-bound" not in verdict(fast_host, figures(fast_host)).doubt
+
+
+def test_a_host_bound_call_sets_the_host_beside_its_kernels_own_time_where_profiled():
+    """The events' span of a host-bound call is the host's pace: the GPU's own time is the
+    profiled kernels' sum (figures.kernel_us), said beside it; unprofiled, the span stands in."""
+    result = _new(add_gbps=ROOMY)
+    inductor = next(m for m in result.modes if m.mode == "inductor")
+    quick = replace(inductor.timing, host_ms=(1e-4,) * len(inductor.timing.host_ms))
+    slow = _mode(result, "inductor", timing=quick, loop_host_us_per_call=5000.0)
+    kernels_us = sum(k.total_us for k in inductor.kernels)
+    said = verdict(slow, figures(slow)).doubt
+    assert f"host takes 5000 µs to issue a call whose kernels run {kernels_us:.0f} µs" in said
+    assert figures(slow).summary["kernel_us_per_call"]["inductor"] == kernels_us
+    unprofiled = _mode(slow, "inductor", kernels=())
+    assert "to issue a call the GPU runs in" in verdict(unprofiled, figures(unprofiled)).doubt
+    assert "inductor" not in figures(unprofiled).summary.get("kernel_us_per_call", {})

@@ -35,6 +35,7 @@ class ModeFigures:
     first_call_ms: float | None = None
     loop_us_per_call: float | None = None
     loop_host_us_per_call: float | None = None
+    kernel_us_per_call: float | None = None  # the GPU's own time per call (profiler, CUDA)
     verdict: str | None = None
     speedup_vs_eager: float | None = None
     achieved_gbps: float | None = None
@@ -118,6 +119,7 @@ def _mode(
         first_call_ms=mode.timing.first_call_ms,
         loop_us_per_call=mode.loop_us_per_call,
         loop_host_us_per_call=mode.loop_host_us_per_call,
+        kernel_us_per_call=kernel_us(mode),
         verdict=_verdict(device, host),
         speedup_vs_eager=eager_ms / primary.median if eager_ms else None,
         achieved_gbps=gbps,
@@ -133,6 +135,15 @@ def _mode(
         achieved_tflops=flops / (primary.median / 1e3) / 1e12 if flops else None,
         intensity=flops / mode.bytes_moved if flops and mode.bytes_moved else None,
     )
+
+
+def kernel_us(mode: ModeResult) -> float | None:
+    """The GPU's own time per call: the profiled kernels' and copies' durations summed, launch
+    gaps left out. None on a CPU (its rows are host ops, not device work) or where the mode
+    was not profiled. A host-bound call's events span the host's pace; this is the GPU's."""
+    if not (mode.timing and mode.timing.device_ms and mode.kernels):
+        return None
+    return sum(k.total_us for k in mode.kernels)
 
 
 def _verdict(device, host) -> str:
@@ -260,6 +271,9 @@ def _summary(result, modes, best, source, resources) -> dict[str, Any]:
     if result.ideal_bytes:  # recorded since the workload catalog
         found |= workload_figures(result, modes)
     found |= gpu_clock_figures(result)
+    kernel_time = {f.mode: f.kernel_us_per_call for f in modes if f.kernel_us_per_call}
+    if kernel_time:  # CUDA runs: what the GPU itself spent per call, beside the clocks
+        found["kernel_us_per_call"] = kernel_time
     if any(m.tolerance_rule for m in result.modes):  # judged against float64 since issue 41
         found |= tolerance_figures(result)
     if result.training_pass != "fwd":  # a training step: fwd runs keep the summary they had

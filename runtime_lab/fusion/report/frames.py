@@ -57,6 +57,7 @@ def modes_frame(result: FusionResult, figures: Sequence[ModeFigures]) -> pd.Data
                 "host_ms": fig.host_ms,
                 "loop_us_per_call": fig.loop_us_per_call,
                 "loop_host_us_per_call": fig.loop_host_us_per_call,
+                "kernel_us_per_call": fig.kernel_us_per_call,
                 "verdict": fig.verdict,
                 "speedup_vs_eager": fig.speedup_vs_eager,
                 "achieved_gbps": fig.achieved_gbps,

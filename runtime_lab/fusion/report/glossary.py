@@ -113,6 +113,19 @@ FIGURES = (
         "process probe.",
     ),
     figure(
+        "kernel_us_per_call.*",
+        "{} GPU time per call (kernels)",
+        "us",
+        "lower",
+        "CUDA only: the profiler's kernel and copy durations over the profiled warm calls, "
+        "summed per call: what the GPU itself spent on one call, the gaps between its "
+        "kernels left out.",
+        "The profiled calls run back to back without the L2 flush, so a working set that fits "
+        "the L2 gives shorter kernels than the flushed timing. Well under the steady-state time, "
+        "the call is host-bound: every per-call clock then reads how far its process's host got "
+        "ahead of the GPU, and moves between processes with the host.",
+    ),
+    figure(
         "clocks.*.*",
         "{} median under {}",
         "ms",

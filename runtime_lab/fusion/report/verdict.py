@@ -5,7 +5,7 @@ from __future__ import annotations
 from runtime_lab.fusion.report import correctness
 from runtime_lab.fusion.report.checks import OVER_CEILING_PCT
 from runtime_lab.fusion.report.clocks import AGREES, CLOCK_APART, LAB
-from runtime_lab.fusion.report.figures import HOST_BOUND_FRACTION, FusionFigures
+from runtime_lab.fusion.report.figures import HOST_BOUND_FRACTION, FusionFigures, kernel_us
 from runtime_lab.fusion.result import FusionResult
 from runtime_lab.glossary.ratio import span
 from runtime_lab.report import CACHE, CLOCKS, CONTENDED, Verdict
@@ -99,7 +99,8 @@ def launch_bound(result: FusionResult, arms) -> str | None:
     host takes nearly as long to issue it, in the harness or in the loop, as the GPU takes to
     run it), so a clock reads the kernel only while work queued before keeps the GPU busy
     (H100, rope 4096×32×128 bf16: host 74 µs, kernel 28 µs; do_bench in the worker read
-    0.037 ms, the lab and a clean process 0.028)."""
+    0.037 ms, the lab and a clean process 0.028). Where the profiler gave the kernels' own
+    time, the line sets it beside the events' span, which then reads the host's pace."""
     modes = {m.mode: m for m in result.modes}
     for name in reversed(arms):  # the compiled arm first: the short call
         mode = modes.get(name)
@@ -108,12 +109,22 @@ def launch_bound(result: FusionResult, arms) -> str | None:
         device_us = stats(mode.timing.device_ms).median * 1e3
         host_us = max(stats(mode.timing.host_ms).median * 1e3, mode.loop_host_us_per_call or 0)
         if host_us >= HOST_BOUND_FRACTION * device_us:
-            return (
-                f"{name} is host-bound (the host takes {host_us:.0f} µs to issue a call the GPU "
-                f"runs in {device_us:.0f} µs: a clock reads the kernel only while earlier work "
-                "keeps the GPU busy)"
-            )
+            return f"{name} is host-bound ({host_bound_words(host_us, device_us, kernel_us(mode))})"
     return None
+
+
+def host_bound_words(host_us: float, span_us: float, kernels_us: float | None) -> str:
+    """The host's µs per call against the GPU's: its kernels' own sum where the profiler gave
+    one (the events' span of a host-bound call is the host's pace, not the GPU's)."""
+    if kernels_us:
+        return (
+            f"the host takes {host_us:.0f} µs to issue a call whose kernels run {kernels_us:.0f} "
+            f"µs: the events' {span_us:.0f} µs per call read how far the host was ahead"
+        )
+    return (
+        f"the host takes {host_us:.0f} µs to issue a call the GPU runs in {span_us:.0f} µs: "
+        "a clock reads the kernel only while earlier work keeps the GPU busy"
+    )
 
 
 def clock_doubt(modes: dict, arms) -> str | None:
