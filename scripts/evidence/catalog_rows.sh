@@ -24,7 +24,7 @@ done
 if [ -n "$ALLOC" ] && [ $SECONDS -lt ${ALLOC_BEFORE_S:-9999} ]; then
   echo "== allocator: rms_norm llama3-8b-4k fwd_bwd, eager vs compiled step peak"; date -u
   timeout 90 python3 -m runtime_lab --data-dir /tmp/lab-alloc run allocator --device cuda \
-    --workload rms_norm --shapes llama3-8b-4k --dtype bfloat16 --pass fwd_bwd \
+    --workload rms_norm --shapes 4096x4096 --dtype bfloat16 --pass fwd_bwd \
     --scenarios sequence,compiled --json "$work/alloc-rms.json" 2>&1 \
     | grep -v "Warning\|_warn_once" | tail -14
 fi
