@@ -119,15 +119,23 @@ def _why(mode: str, ratio: float, ref: dict[str, Any], lab: dict[str, Any]) -> s
             f"{theirs * 1e3:.0f} µs (a clock reads the kernel only while the queue is ahead)"
         )
     if mode != "eager":
-        mine = _configs(lab["kernels"])
-        theirs_cfg = " / ".join(ref.get("configs") or [])
-        same = [mine] == ref.get("configs")
-        said += (
-            "; same kernels and configs"
-            if same
-            else (f"; configs differ: lab [{mine}] vs clean [{theirs_cfg}]")
-        )
+        said += _config_words(_configs(lab["kernels"]), ref, mode)
     return said
+
+
+def _config_words(mine: str, ref: dict[str, Any], mode: str) -> str:
+    """The Triton configs each side autotuned: the same, the lab's among the clean processes'
+    (which differ among themselves: their figures' spread says how much that moved), or not."""
+    configs = ref.get("configs") or []
+    if [mine] == configs:
+        return "; same kernels and configs"
+    if mine in configs:
+        low, high = ref[f"{mode}_ms_range"]
+        return (
+            f"; the lab's configs are one clean process's ({len(configs)} sets among them, "
+            f"their figures {100 * (high / low - 1):.1f} % apart)"
+        )
+    return f"; configs differ: lab [{mine}] vs clean [{' / '.join(configs)}]"
 
 
 def clock_note(lab: GpuState | None, clean: list[GpuState]) -> str | None:

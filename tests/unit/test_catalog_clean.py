@@ -65,6 +65,18 @@ def test_a_launch_bound_call_sets_the_host_beside_the_kernels_own_time_where_pro
     assert "eager" not in found["difference"]  # inside the clean range: nothing to explain
 
 
+def test_a_lab_config_that_one_clean_process_picked_too_is_not_called_different():
+    """H100, rms_norm's compiled step (session 18): one clean process autotuned the lab's
+    R0_BLOCK=4096, the other 2048, and both read 0.1944-0.1947 ms."""
+    row = {"eager_ms": 0.28, "inductor_ms": 0.0262}
+    configs = sorted([OTHER, "triton_red_fused_0: XBLOCK=1, R0_BLOCK=2048"])
+    found = versus(row, clean(inductor=(0.0280, 0.0281), configs=configs), lab())
+    assert found["difference"].endswith(
+        "the lab's configs are one clean process's (2 sets among them, their figures 0.4 % apart)"
+    )
+    assert "configs differ" not in found["difference"]
+
+
 def test_calls_under_twenty_microseconds_are_shown_but_not_judged():
     row = {"eager_ms": 0.28, "inductor_ms": 0.0050}
     found = versus(row, clean(inductor=(0.0060, 0.0061)), lab())
