@@ -13,6 +13,7 @@ from benchmarks.recipe import Recipe, Settings, flag, fusion_modes, one_of, some
 from runtime_lab import passes
 from runtime_lab.fusion.report.clocks import CLOCK_APART
 from runtime_lab.fusion.report.figures import kernel_us
+from runtime_lab.fusion.report.verdict import host_bound_words
 from runtime_lab.passes import PASSES
 from runtime_lab.results import GpuState, from_plain
 from runtime_lab.shapes import DTYPES
@@ -110,14 +111,8 @@ def _why(mode: str, ratio: float, ref: dict[str, Any], lab: dict[str, Any]) -> s
     if clocks:
         said += f"; {clocks}"
     host, kernels = lab["host_us"].get(mode), (lab.get("kernel_us") or {}).get(mode)
-    if host and host > (kernels or theirs * 1e3):
-        said += "; launch-bound: " + (
-            f"the host takes {host:.0f} µs to issue a call whose kernels run {kernels:.0f} µs "
-            "(the lab's profiler): each process's clock reads how far its host got ahead"
-            if kernels
-            else f"the host takes {host:.0f} µs to issue a call the GPU runs in "
-            f"{theirs * 1e3:.0f} µs (a clock reads the kernel only while the queue is ahead)"
-        )
+    if host and host > (kernels or theirs * 1e3):  # the clean figure: the GPU's, unprofiled
+        said += f"; launch-bound: {host_bound_words(host, theirs * 1e3, kernels)}"
     if mode != "eager":
         said += _config_words(_configs(lab["kernels"]), ref, mode)
     return said
