@@ -38,7 +38,7 @@ GPU_PARTS = 1 2 3 4 5
 GPU_1 = tests/gpu/test_fusion_gpu.py tests/gpu/test_fusion_kernels_gpu.py tests/gpu/test_fusion_autotune_gpu.py
 GPU_2 = tests/gpu/test_gpu.py tests/gpu/test_tool_order_gpu.py tests/gpu/test_fusion_tolerance_gpu.py
 GPU_3 = tests/gpu/test_gpu_streams.py tests/gpu/test_streams_csan_gpu.py
-GPU_4 = tests/gpu/test_allocator_gpu.py tests/gpu/test_allocator_ab_gpu.py tests/gpu/test_training_gpu.py
+GPU_4 = tests/gpu/test_allocator_gpu.py tests/gpu/test_allocator_ab_gpu.py tests/gpu/test_training_gpu.py tests/gpu/test_step_peak_gpu.py
 GPU_5 = tests/gpu/test_recompiles_whatif_gpu.py tests/gpu/test_reliability_gpu.py tests/gpu/test_process_gpu.py
 
 test-gpu-%:

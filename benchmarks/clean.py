@@ -54,8 +54,8 @@ def workload(
     step, lab/training.py) in each of `modes`: eager, and plain `torch.compile` (no options, no
     lab worker, no inductor setting of the lab's), on the inputs the lab makes (same module,
     shape, seed). Timed by the lab's own clock functions (lab/clocks.py), so only the process
-    differs: on CUDA triton.testing.do_bench (L2 flushed between calls, median), each call's
-    peak memory above what was held before it, then which Triton kernels the compiled call
+    differs: on CUDA triton.testing.do_bench (L2 flushed between calls, median), the step's
+    peak memory as the allocator reads it (_peak_call), then which Triton kernels the compiled call
     launched and their configs (where the lab's figure differs, a different config is the
     first thing to look at); on a CPU torch.utils.benchmark (no flush), with the intra-op
     threads a lab worker would take."""
@@ -88,7 +88,7 @@ def workload(
         out[f"{mode}_ms"], out["clock"] = reading["median_ms"], reading["clock"]
         gpu = reading.get("gpu")  # the SM clock and power cap while do_bench timed
         out[f"{mode}_gpu"] = dataclasses.asdict(gpu) if gpu else None
-        out[f"{mode}_peak_mib"] = _peak_mib(fn) if cuda else None
+        out[f"{mode}_peak_mib"] = _peak_mib(_peak_call(made[mode], work, pass_)) if cuda else None
     out["inductor_kernels"], out["kernels_note"] = [], "Triton kernels need CUDA"
     if cuda and "inductor" in fns:
         from runtime_lab.lab import triton_meta
@@ -98,9 +98,20 @@ def workload(
     return out
 
 
+def _peak_call(forward, work, pass_: str):
+    """The call whose peak the row reports, the allocator's own (its step peak): the forward,
+    or with a backward one training step from fresh leaves (training.one_step), so the
+    gradients, grad_output and activations it makes count, and nothing a timed call left."""
+    from runtime_lab.lab import training
+    from runtime_lab.passes import has_backward
+
+    call = training.one_step(forward, work.module) if has_backward(pass_) else forward
+    return lambda: call(*work.inputs)
+
+
 def _peak_mib(fn) -> float:
-    """The peak allocated during one call above what was allocated before it (inputs,
-    parameters and, for bwd, the retained forward's graph stay out), in MiB."""
+    """The peak allocated during one call above what was allocated before it (the inputs and
+    parameters stay out), in MiB."""
     import torch
 
     torch.cuda.synchronize()

@@ -157,6 +157,14 @@ def step(forward: Callable, inputs: tuple, pass_: str, module=None) -> Callable[
     return Step(forward, inputs, grad_indices(module, inputs), pass_)
 
 
+def one_step(forward: Callable, module=None) -> Callable:
+    """forward as a step-peak reading calls it: f(*inputs) runs one training step from fresh
+    leaves (no .grad held before it; grad_output, the gradients and the activations made
+    inside it) and returns the output. The allocator's step peak and the catalog's clean peak
+    both read this callable, so "step peak" means one thing wherever it is shown."""
+    return lambda *inputs: step(forward, inputs, "fwd_bwd", module)()
+
+
 def reference_grads(fn: Callable, inputs: tuple, indices: tuple[int, ...], grads_out) -> tuple:
     """The float64 answer: fn over float64 copies of the inputs (floating ones), backward
     from the same grad_output the modes had, rounded to their dtype first, then float64."""

@@ -150,3 +150,28 @@ def test_the_side_by_side_table_names_its_clock_and_is_absent_without_clean_proc
         "The lab beside a clean process (ms per call, torch.utils.benchmark)",
         "The lab beside a clean process (ms per call, do_bench)",
     ]
+
+
+def test_the_clean_peak_reads_one_fresh_training_step_as_the_allocator_does():
+    from types import SimpleNamespace
+
+    import torch
+
+    from benchmarks import clean
+
+    x = torch.ones(4)
+    seen = []
+
+    def forward(t):
+        seen.append(t)
+        return (t * 2).sum()
+
+    work = SimpleNamespace(module=None, inputs=(x,))
+    clean._peak_call(forward, work, "fwd")()
+    assert seen[-1] is x  # the forward alone, on the inputs themselves
+    clean._peak_call(forward, work, "bwd")()
+    # a backward pass reads one whole step from a fresh leaf: its gradient is made inside the
+    # call (and counts), nothing a timed call left on the inputs is held before it
+    leaf = seen[-1]
+    assert leaf is not x and leaf.requires_grad and x.grad is None
+    assert torch.equal(leaf.grad, torch.full((4,), 2.0))

@@ -33,12 +33,10 @@ class Workload:
         return ops.load(self.name, shape, dtype, device, self.seed, dict(self.params))
 
     def caller(self, fn, module):
-        """fn as the spec's pass calls it: fn itself for fwd; with a backward, f(*inputs) that
-        runs a training step of fn over them (forward, then backward: the step's memory, the
-        gradients freed with it) and returns the output."""
-        if not has_backward(self.step):
-            return fn
-        return lambda *inputs: training.step(fn, inputs, "fwd_bwd", module)()
+        """fn as the spec's pass calls it: fn itself for fwd; with a backward, one training
+        step of fn over the inputs (training.one_step: the step's memory, the gradients freed
+        with it) that returns the output."""
+        return training.one_step(fn, module) if has_backward(self.step) else fn
 
     def run(self, loaded: ops.Loaded, held=None):
         """One call of the pass over loaded's inputs; with a backward, held(saved_bytes) is
