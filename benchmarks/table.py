@@ -9,11 +9,14 @@ MAX_CELL = 80  # an error message is cut here in the table (the JSON keeps all o
 
 
 def cell(value: Any) -> str:
-    """A value as the table shows it: "-" for none, three decimals near 1, fewer when large."""
+    """A value as the table shows it: "-" for none, three decimals near 1, fewer when large,
+    a dict as its keys each beside its value."""
     if value is None:
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, dict):  # a figure per mode: "eager 15 · inductor 1"
+        return " · ".join(f"{key} {cell(v)}" for key, v in value.items())
     if isinstance(value, float):
         size = abs(value)
         if size >= 100:

@@ -233,8 +233,8 @@ def _row(name: str, finished) -> dict[str, Any]:
         "workload": name,
         "shape": "x".join(map(str, result.shape)) if result else None,
         "bound": key.get("bound"),
-        "eager_kernels": by["eager"].kernel_count if "eager" in by else None,
-        "inductor_kernels": by["inductor"].kernel_count if "inductor" in by else None,
+        "eager_kernels": _count(by["eager"].kernel_count) if "eager" in by else None,
+        "inductor_kernels": _count(by["inductor"].kernel_count) if "inductor" in by else None,
         "pass": passes.of(finished.job.spec),
         # a pass with a backward: kernels per call of each pass, per mode (None in fwd)
         "forward_kernels": _per_mode(by, "forward_kernels"),
@@ -261,8 +261,14 @@ def _row(name: str, finished) -> dict[str, Any]:
 
 def _per_mode(by: dict, field: str) -> dict[str, Any] | None:
     """{mode: that mode's figure}, or None where no mode has one (a fwd run)."""
-    found = {m: getattr(r, field) for m, r in by.items()}
+    found = {m: _count(getattr(r, field)) for m, r in by.items()}
     return found if any(v is not None for v in found.values()) else None
+
+
+def _count(launches: float | None) -> int | float | None:
+    """Kernels per call as a whole number where they are one (every call launched as many):
+    the table then shows 15, not 15.000."""
+    return int(launches) if launches is not None and float(launches).is_integer() else launches
 
 
 def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
@@ -338,6 +344,9 @@ def versus_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             line["sm_mhz_lab/clean"] = " · ".join(
                 f"{mode} {c['lab'] or '-'}/{c['clean'] or '-'}" for mode, c in clocks.items()
             )
+        peaks = {m: p for m, p in (row.get("clean_peak_mib") or {}).items() if p is not None}
+        if peaks:  # CUDA only: the step's peak as the allocator reads it
+            line["clean_peak_mib"] = peaks
         line["difference"] = row.get("difference") or row.get("clean_error")
         out.append(line)
     return out

@@ -106,6 +106,28 @@ def test_the_clean_peaks_travel_with_the_row_and_a_fwd_run_has_no_per_pass_kerne
     assert _per_mode(step, "forward_kernels") == {"eager": 14.0, "inductor": 1.0}
 
 
+def test_the_table_shows_whole_kernel_counts_per_mode_and_the_clean_step_peaks():
+    """The catalog's tables read "eager 15 · inductor 1", never a dict's repr nor 15.000, and
+    the side-by-side table carries the clean step peaks where CUDA read them."""
+    from types import SimpleNamespace
+
+    from benchmarks.recipes.catalog import _per_mode, versus_rows
+    from benchmarks.table import render
+
+    step = {
+        "eager": SimpleNamespace(forward_kernels=15.0),
+        "inductor": SimpleNamespace(forward_kernels=1.5),  # calls that launched unevenly
+    }
+    counts = _per_mode(step, "forward_kernels")
+    assert type(counts["eager"]) is int and counts["inductor"] == 1.5
+    table = render("rows", [{"workload": "rms_norm", "forward_kernels": counts}])
+    assert "eager 15 · inductor 1.500" in table and "{" not in table
+    row = {"workload": "rms_norm", "clean_peak_mib": {"eager": 448.0, "inductor": 128.0}}
+    assert versus_rows([row])[0]["clean_peak_mib"] == {"eager": 448.0, "inductor": 128.0}
+    cpu = {"workload": "rms_norm", "clean_peak_mib": {"eager": None, "inductor": None}}
+    assert "clean_peak_mib" not in versus_rows([cpu])[0]
+
+
 def test_a_run_without_a_compared_mode_gets_no_clean_process_and_says_why():
     from benchmarks.recipes.catalog import _clean
     from runtime_lab.spec import build_spec
