@@ -10,11 +10,11 @@ declare -A PARAMS=([swiglu_mlp]=intermediate=14336 [transformer_block]=heads=32,
 {
 for name in ${*:-swiglu_mlp transformer_block}; do
   echo "== allocator $name ${SHAPE[$name]} ${PARAMS[$name]} fwd_bwd"; date -u
-  timeout ${PEAK_S:-100} python3 -m runtime_lab --data-dir /tmp/lab-peaks run allocator --device cuda \
+  timeout ${PEAK_S:-100} python3 -m runtime_lab --data-dir /tmp/lab-peaks run allocator --device ${DEVICE:-cuda} \
     --workload $name --shapes ${SHAPE[$name]} --params "${PARAMS[$name]}" --dtype bfloat16 \
     --pass fwd_bwd --scenarios compiled --json /tmp/peak-$name.json > /tmp/peak-$name.log 2>&1
   grep "one call at\|above its inputs" /tmp/peak-$name.log | head -3
   python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['result']['peaks'][0]; M=2**20
-print({k: round(p[k]/M, 1) for k in ('input_bytes','eager_peak_bytes','compiled_peak_bytes')}, 'MiB')" /tmp/peak-$name.json
+print({k: p[k] and round(p[k]/M, 1) for k in ('input_bytes','eager_peak_bytes','compiled_peak_bytes')}, 'MiB')" /tmp/peak-$name.json
 done
 } 2>&1 | tee "$OUT/peaks.log"
