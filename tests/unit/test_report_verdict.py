@@ -183,7 +183,8 @@ def test_clocks_that_part_on_a_host_bound_call_say_so_and_a_busy_gpu_does_not():
 
 def test_a_host_bound_call_sets_the_host_beside_its_kernels_own_time_where_profiled():
     """The events' span of a host-bound call is the host's pace: the GPU's own time is the
-    profiled kernels' sum (figures.kernel_us), said beside it; unprofiled, the span stands in."""
+    profiled kernels' sum (figures.kernel_us), said beside it with the speed-up over eager's
+    kernels; unprofiled, the span stands in and no GPU-alone speed-up is said."""
     result = _new(add_gbps=ROOMY)
     inductor = next(m for m in result.modes if m.mode == "inductor")
     quick = replace(inductor.timing, host_ms=(1e-4,) * len(inductor.timing.host_ms))
@@ -192,6 +193,12 @@ def test_a_host_bound_call_sets_the_host_beside_its_kernels_own_time_where_profi
     said = verdict(slow, figures(slow)).doubt
     assert f"host takes 5000 µs to issue a call whose kernels run {kernels_us:.0f} µs" in said
     assert figures(slow).summary["kernel_us_per_call"]["inductor"] == kernels_us
+    # the speed-up on the GPU alone (what a host that keeps ahead would see) joins the range
+    eager_us = figures(slow).summary["kernel_us_per_call"]["eager"]
+    gpu = eager_us / kernels_us
+    assert f"on the GPU alone the speed-up is {gpu:.2g}× (kernels {kernels_us:.0f} vs" in said
+    assert verdict(slow, figures(slow)).ratio_range[1] >= gpu
     unprofiled = _mode(slow, "inductor", kernels=())
-    assert "to issue a call the GPU runs in" in verdict(unprofiled, figures(unprofiled)).doubt
+    said = verdict(unprofiled, figures(unprofiled)).doubt
+    assert "to issue a call the GPU runs in" in said and "GPU alone" not in said
     assert "inductor" not in figures(unprofiled).summary.get("kernel_us_per_call", {})

@@ -36,7 +36,9 @@ def verdict(result: FusionResult, fig: FusionFigures) -> Verdict | None:
     clocked = _clock_doubts(fig, arms, measured, ratios)
     doubts += clocked
     if clocked and (launch := launch_bound(result, arms)):
-        doubts.append(launch)
+        gpu = kernel_speedup(result, arms)
+        doubts.append(launch + (gpu_words(gpu) if gpu else ""))
+        ratios += [gpu[0]] if gpu else []
     states = {"noise"} if noisy else set()
     states |= {CLOCKS} if clocked else set()
     modes = {m.mode: m for m in result.modes}
@@ -111,6 +113,23 @@ def launch_bound(result: FusionResult, arms) -> str | None:
         if host_us >= HOST_BOUND_FRACTION * device_us:
             return f"{name} is host-bound ({host_bound_words(host_us, device_us, kernel_us(mode))})"
     return None
+
+
+def kernel_speedup(result: FusionResult, arms) -> tuple[float, float, float] | None:
+    """(eager's kernel µs over the compiled arm's, eager's µs, the compiled arm's µs) where the
+    profiler timed both arms' kernels: the speed-up on the GPU alone, which a program whose
+    host keeps ahead of the GPU (a longer queue, CUDA graphs) would see."""
+    modes = {m.mode: m for m in result.modes}
+    eager, compiled = (kernel_us(modes[m]) if m in modes else None for m in arms)
+    return (eager / compiled, eager, compiled) if eager and compiled else None
+
+
+def gpu_words(gpu: tuple[float, float, float]) -> str:
+    ratio, eager, compiled = gpu
+    return (
+        f"; on the GPU alone the speed-up is {ratio:.2g}× (kernels {compiled:.0f} vs eager's "
+        f"{eager:.0f} µs a call), what a program whose host keeps ahead would see"
+    )
 
 
 def host_bound_words(host_us: float, span_us: float, kernels_us: float | None) -> str:
