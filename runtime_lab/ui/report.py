@@ -134,15 +134,24 @@ def _summary(rep) -> None:
 def _metrics(metrics, width: int = 4) -> None:
     if metrics:
         cols = st.columns(min(width, len(metrics)))
-        for col, metric in zip(cols * len(metrics), metrics, strict=False):
-            _metric(col, metric)
+        for start in range(0, len(metrics), len(cols)):
+            row = metrics[start : start + len(cols)]
+            wrap = _wraps(row)
+            for col, metric in zip(cols, row, strict=False):
+                _metric(col, metric, wrap)
 
 
-def _metric(col, metric) -> None:
+def _wraps(row) -> bool:
+    """Whether a row's labels go above its metrics as captions: all of them where one is too
+    long to show whole, so the row's values stay on one line."""
+    return not all(label_fits(metric.label) for metric in row)
+
+
+def _metric(col, metric, wrap: bool) -> None:
     shown = None if metric.help is None else md(metric.help, lines=True)
     # a long value ("92 % (cuda-graph)") is cut off in a metric: its detail goes below
     value, detail = metric_parts(metric.value)
-    if label_fits(metric.label):
+    if not wrap:
         col.metric(md(metric.label), md(value), help=shown)
     else:  # a metric cuts its label at the column's width: a caption above wraps instead
         col.caption(md(metric.label), help=shown)
@@ -160,11 +169,12 @@ def _one_screen(run: Run, rep, summary) -> None:
     for start in range(0, len(summary.pairs), 2):
         row = summary.pairs[start : start + 2]
         cols = iter(st.columns(4))
+        wrap = _wraps([metric for pair in row for metric in pair])
         for pair in row:
             for metric in (*pair, None)[:2]:
                 col = next(cols)
                 if metric is not None:
-                    _metric(col, metric)
+                    _metric(col, metric, wrap)
     titles = [title for title, _ in rep.charts]
     if summary.chart in titles:  # the chart that shows the headline's claim, moved here
         number = titles.index(summary.chart)

@@ -56,3 +56,27 @@ def test_the_summary_tab_fits_one_screen(app, experiment):
     # the workload's caption is folded away now that the report holds the screen (the page's
     # intro stays: folding it moved the form, and the browser showed two forms for a moment)
     assert any(e.label.startswith("About ") for e in at.expander)
+
+
+def _grid(metrics):
+    from runtime_lab.ui.report import _metrics
+
+    _metrics(metrics)
+
+
+def test_a_row_with_one_long_label_puts_every_label_of_that_row_above_its_value():
+    """A label too long for its quarter of the page wraps in a caption above the metric; the
+    rest of its row does the same, so the row's values stay on one line (the H100 fwd_bwd run's
+    'inductor saved for backward' sat lower than its neighbours), and other rows keep theirs."""
+    from streamlit.testing.v1 import AppTest
+
+    from runtime_lab.report import Metric
+
+    short = [Metric(f"figure {i}", f"{i} ms") for i in range(4)]
+    long = [Metric("eager saved for backward", "96 MiB"), Metric("x" * 27, "32 MiB")]
+    long += [Metric("cold compile", "1.6 s"), Metric("warm-cache compile", "89 ms")]
+    at = AppTest.from_function(_grid, args=(short + long,), default_timeout=30).run()
+    shown = {m.label: m.proto.label_visibility.value for m in at.metric}
+    above = {label for label, seen in shown.items() if seen != shown["figure 0"]}
+    assert above == {m.label for m in long}  # collapsed: the caption above says the label
+    assert {c.value for c in at.caption} == above
