@@ -5,7 +5,7 @@ from __future__ import annotations
 from runtime_lab.fusion.report import correctness
 from runtime_lab.fusion.report.checks import OVER_CEILING_PCT
 from runtime_lab.fusion.report.clocks import AGREES, CLOCK_APART, LAB
-from runtime_lab.fusion.report.figures import HOST_BOUND_FRACTION, FusionFigures, kernel_us
+from runtime_lab.fusion.report.figures import HOST_BOUND_FRACTION, FusionFigures
 from runtime_lab.fusion.result import FusionResult
 from runtime_lab.glossary.ratio import span
 from runtime_lab.report import CACHE, CLOCKS, CONTENDED, Verdict
@@ -35,9 +35,9 @@ def verdict(result: FusionResult, fig: FusionFigures) -> Verdict | None:
         ratios += _quartile_ratios(result, compiled)
     clocked = _clock_doubts(fig, arms, measured, ratios)
     doubts += clocked
-    if clocked and (launch := launch_bound(result, arms)):
-        gpu = kernel_speedup(result, arms)
-        doubts.append(launch + (gpu_words(gpu) if gpu else ""))
+    if clocked and (launch := launch_bound(result, by, arms)):
+        gpu = gpu_alone(by, arms)
+        doubts.append(launch + (gpu[1] if gpu else ""))
         ratios += [gpu[0]] if gpu else []
     states = {"noise"} if noisy else set()
     states |= {CLOCKS} if clocked else set()
@@ -96,13 +96,14 @@ def _clock_doubts(fig: FusionFigures, arms, measured: float, ratios: list[float]
     return found
 
 
-def launch_bound(result: FusionResult, arms) -> str | None:
+def launch_bound(result: FusionResult, by: dict, arms) -> str | None:
     """Why clocks part on a short GPU call: it is host-bound (figures.HOST_BOUND_FRACTION: the
     host takes nearly as long to issue it, in the harness or in the loop, as the GPU takes to
     run it), so a clock reads the kernel only while work queued before keeps the GPU busy
     (H100, rope 4096×32×128 bf16: host 74 µs, kernel 28 µs; do_bench in the worker read
     0.037 ms, the lab and a clean process 0.028). Where the profiler gave the kernels' own
-    time, the line sets it beside the events' span, which then reads the host's pace."""
+    time (`by`: the modes' figures), the line sets it beside the events' span, which then
+    reads the host's pace."""
     modes = {m.mode: m for m in result.modes}
     for name in reversed(arms):  # the compiled arm first: the short call
         mode = modes.get(name)
@@ -111,22 +112,20 @@ def launch_bound(result: FusionResult, arms) -> str | None:
         device_us = stats(mode.timing.device_ms).median * 1e3
         host_us = max(stats(mode.timing.host_ms).median * 1e3, mode.loop_host_us_per_call or 0)
         if host_us >= HOST_BOUND_FRACTION * device_us:
-            return f"{name} is host-bound ({host_bound_words(host_us, device_us, kernel_us(mode))})"
+            kernels = by[name].kernel_us_per_call if name in by else None
+            return f"{name} is host-bound ({host_bound_words(host_us, device_us, kernels)})"
     return None
 
 
-def kernel_speedup(result: FusionResult, arms) -> tuple[float, float, float] | None:
-    """(eager's kernel µs over the compiled arm's, eager's µs, the compiled arm's µs) where the
-    profiler timed both arms' kernels: the speed-up on the GPU alone, which a program whose
-    host keeps ahead of the GPU (a longer queue, CUDA graphs) would see."""
-    modes = {m.mode: m for m in result.modes}
-    eager, compiled = (kernel_us(modes[m]) if m in modes else None for m in arms)
-    return (eager / compiled, eager, compiled) if eager and compiled else None
-
-
-def gpu_words(gpu: tuple[float, float, float]) -> str:
-    ratio, eager, compiled = gpu
-    return (
+def gpu_alone(by: dict, arms) -> tuple[float, str] | None:
+    """The speed-up on the GPU alone and its words, from each arm's profiled kernel time
+    (`ModeFigures.kernel_us_per_call`): what a program whose host keeps ahead of the GPU (a
+    longer queue, CUDA graphs) would see. None where either arm was not profiled on CUDA."""
+    eager, compiled = (by[m].kernel_us_per_call for m in arms)
+    if not (eager and compiled):
+        return None
+    ratio = eager / compiled
+    return ratio, (
         f"; on the GPU alone the speed-up is {ratio:.2g}× (kernels {compiled:.0f} vs eager's "
         f"{eager:.0f} µs a call), what a program whose host keeps ahead would see"
     )
