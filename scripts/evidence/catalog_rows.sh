@@ -22,11 +22,7 @@ for name in "$@"; do
   tar czf "$OUT/$tag.tar.gz" -C /tmp $tag  # after each row: a call cut short keeps the rows done
 done
 if [ -n "$ALLOC" ] && [ $SECONDS -lt ${ALLOC_BEFORE_S:-9999} ]; then
-  echo "== allocator: rms_norm llama3-8b-4k fwd_bwd, eager vs compiled step peak"; date -u
-  timeout 90 python3 -m runtime_lab --data-dir /tmp/lab-alloc run allocator --device cuda \
-    --workload rms_norm --shapes 4096x4096 --dtype bfloat16 --pass fwd_bwd \
-    --scenarios sequence,compiled --json "$work/alloc-rms.json" 2>&1 \
-    | grep -v "Warning\|_warn_once" | tail -14
+  PEAK_S=90 bash "$(dirname "$0")/step_peaks_gpu.sh" rms_norm  # eager vs compiled step peak
 fi
 kill $smi
 date -u
