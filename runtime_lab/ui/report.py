@@ -132,30 +132,38 @@ def _summary(rep) -> None:
 
 
 def _metrics(metrics, width: int = 4) -> None:
-    if metrics:
-        cols = st.columns(min(width, len(metrics)))
-        for start in range(0, len(metrics), len(cols)):
-            row = metrics[start : start + len(cols)]
-            wrap = _wraps(row)
-            for col, metric in zip(cols, row, strict=False):
-                _metric(col, metric, wrap)
+    if not metrics:
+        return
+    width = min(width, len(metrics))
+    for start in range(0, len(metrics), width):
+        _row(metrics[start : start + width], width)
 
 
-def _wraps(row) -> bool:
-    """Whether a row's labels go above its metrics as captions: all of them where one is too
-    long to show whole, so the row's values stay on one line."""
-    return not all(label_fits(metric.label) for metric in row)
+def _row(metrics, width: int) -> None:
+    """One row of figures (None: an empty column). Where a label is too long to show whole in a
+    metric, the row's labels go in a row of captions of their own above the values, which wrap
+    there: the values then start on one line however many lines a label takes."""
+    wrap = not all(label_fits(m.label) for m in metrics if m is not None)
+    if wrap:
+        for col, metric in zip(st.columns(width), metrics, strict=False):
+            if metric is not None:
+                col.caption(md(metric.label), help=_help(metric))
+    for col, metric in zip(st.columns(width), metrics, strict=False):
+        if metric is not None:
+            _metric(col, metric, wrap)
 
 
-def _metric(col, metric, wrap: bool) -> None:
-    shown = None if metric.help is None else md(metric.help, lines=True)
+def _help(metric) -> str | None:
+    return None if metric.help is None else md(metric.help, lines=True)
+
+
+def _metric(col, metric, labelled_above: bool) -> None:
     # a long value ("92 % (cuda-graph)") is cut off in a metric: its detail goes below
     value, detail = metric_parts(metric.value)
-    if not wrap:
-        col.metric(md(metric.label), md(value), help=shown)
-    else:  # a metric cuts its label at the column's width: a caption above wraps instead
-        col.caption(md(metric.label), help=shown)
+    if labelled_above:
         col.metric(md(metric.label), md(value), label_visibility="collapsed")
+    else:
+        col.metric(md(metric.label), md(value), help=_help(metric))
     if detail:
         col.caption(md(detail))
 
@@ -167,14 +175,8 @@ def _one_screen(run: Run, rep, summary) -> None:
     for warning in summary.warnings:
         st.warning(md(warning, lines=True))
     for start in range(0, len(summary.pairs), 2):
-        row = summary.pairs[start : start + 2]
-        cols = iter(st.columns(4))
-        wrap = _wraps([metric for pair in row for metric in pair])
-        for pair in row:
-            for metric in (*pair, None)[:2]:
-                col = next(cols)
-                if metric is not None:
-                    _metric(col, metric, wrap)
+        pairs = summary.pairs[start : start + 2]
+        _row([metric for pair in pairs for metric in (*pair, None)[:2]], 4)
     titles = [title for title, _ in rep.charts]
     if summary.chart in titles:  # the chart that shows the headline's claim, moved here
         number = titles.index(summary.chart)
