@@ -34,6 +34,6 @@ if ui.compare_section(jobs.history, table):
     st.stop()  # a comparison (?compare=…) takes the place of the single-run view
 labels = (table.label + table.origin.map(lambda o: f" ({o})" if o else "")).set_axis(table["id"])
 run_id = st.selectbox("Open run", table["id"], ui.run_index(table), lambda i: f"#{i}: {labels[i]}")
-if st.button(f"Delete run #{run_id}") and ui.delete(jobs.history, run_id):  # before it is read
+if ui.delete(jobs.history, run_id, labels[run_id]):  # asks first; before the run is read
     st.rerun()
 ui.draw_stored(jobs.history, run_id)  # a run that fails to draw is an error for it alone

@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from benchmarks.harness import Bench
-from benchmarks.recipe import Recipe, Settings, shape, whole
+from benchmarks.recipe import Recipe, Settings, fusion_modes, shape, some_of, whole
 from benchmarks.recipes import worker_start
 from runtime_lab import registry
 from runtime_lab.options import form_defaults
@@ -100,8 +100,9 @@ def measure(bench: Bench, settings: Settings) -> dict[str, Any]:
     bench.wait_ready()
     values = form_defaults(EXPERIMENTS["fusion"], gpu=bench.device == "cuda")
     values = {**values, "device": bench.device}
-    if settings.text("shape"):
-        values["shape"] = settings.text("shape")
+    for name in ("shape", "modes"):  # empty: the form's default
+        if settings.text(name):
+            values[name] = settings.text(name)
     first = spec_from_values("fusion", values)
     fewer = spec_from_values("fusion", {**values, "repeat": max(1, int(values["repeat"]) - 10)})
     new_shape = settings.text("new_shape") or NEW_SHAPE[bench.device]
@@ -129,6 +130,7 @@ RECIPE = Recipe(
     measure=measure,
     settings={
         "shape": shape("", "the first run's shape", "empty: the form's default"),
+        "modes": some_of("", "the fusion modes", fusion_modes(), "empty: the form's default"),
         "new_shape": shape(
             "", "the last step's shape, a new compile", "empty: 512x512 on cpu, 4096x3584 on cuda"
         ),

@@ -34,9 +34,11 @@ def add_argument(sub: argparse.ArgumentParser, experiment: str) -> None:
         FLAG,
         metavar="RUN_ID",
         help="run stored run RUN_ID's spec again with the fix its report suggests applied (a "
-        "recompile caused by a changing dim: mark_dynamic on that input axis; one no mark fixes, "
-        "such as a dtype change: stance eager_on_recompile); the other spec flags are not read. "
-        "Prints each mode's unique graphs before and after",
+        "recompile caused by a changing size: mark_dynamic on an input axis of every dim the "
+        "sequence varies, all in one run, though Dynamo's guard names only the first; one no "
+        "mark fixes, such as a dtype change: stance eager_on_recompile); the other spec flags "
+        "are not read. Prints each mode's unique graphs before and after, and the marks each "
+        "run ran",
     )
 
 
@@ -99,7 +101,9 @@ def lines(found: Plan, after: Run) -> list[str]:
     out = [f"  suggestion applied: {found.suggestion.explanation}"]
     if after.status != "done":
         return out
-    rows = stage.before_after(registry.load(found.before), registry.load(after))
-    shown = "; ".join(f"{mode} {a} → {b}" for mode, a, b in rows)
-    label = f"run #{found.before.id} → run #{after.id}" if after.id else f"run #{found.before.id}"
-    return [*out, f"  unique graphs, {label}: {shown}"]
+    before, result = registry.load(found.before), registry.load(after)
+    shown = "; ".join(f"{mode} {a} → {b}" for mode, a, b in stage.before_after(before, result))
+    names = (f"run #{found.before.id}", f"run #{after.id}" if after.id else "the new run")
+    label = f"{names[0]} → {names[1]}" if after.id else names[0]
+    said = stage.marks_line(before, result, names)  # a marked dynamic=False is not static
+    return [*out, f"  unique graphs, {label}: {shown}", *([f"  {said}"] if said else [])]

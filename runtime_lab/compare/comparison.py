@@ -14,6 +14,7 @@ import pandas as pd
 
 from runtime_lab import registry
 from runtime_lab.compare import kernels as kd
+from runtime_lab.compare import moved as moving
 from runtime_lab.compare import table as compare_table
 from runtime_lab.compare import workloads
 from runtime_lab.compare.limits import MAX_RUNS, MIN_RUNS
@@ -182,9 +183,16 @@ def _measured(run: Run, result: Any, stage: Any) -> dict[str, _Measure]:
     `result` is registry.load(run)'s."""
     values = compare_table.flatten(registry.summary(run, result=result))
     samples = stage.samples(result) if result is not None else {}
-    return {
-        k: _measure(v, samples.get(k)) for k, v in values.items() if not _ignored(k, stage.IGNORED)
-    }
+    spreads = getattr(stage, "spreads", None)  # figures derived from two sampled ones (a ratio)
+    derived = spreads(result) if spreads and result is not None else {}
+    found = {}
+    for key, value in values.items():
+        if _ignored(key, stage.IGNORED):
+            continue
+        found[key] = (
+            _Measure(value, *derived[key]) if key in derived else _measure(value, samples.get(key))
+        )
+    return found
 
 
 def figures(runs: Sequence[Run], results: Sequence[Any] | None = None) -> pd.DataFrame:
@@ -249,6 +257,36 @@ def _differ_text(diffs: pd.DataFrame, labels: Sequence[str]) -> str:
         f"Fields that differ: {listed}; the comparison does not say which of them, if any, "
         "made the change"
     )
+
+
+def since(before: Run, after: Run, results: Sequence[Any] | None = None) -> moving.Moved:
+    """What moved from `before` to `after` (two runs of one experiment): the line under a
+    report's headline. `results`: their loaded results (registry.load), where the caller has them."""
+    ids = (label(before), label(after))
+    return moving.Moved(
+        before_id=int(before.id or 0),
+        after_id=int(after.id or 0),
+        changed=tuple(moving.changed_fields(before.spec, after.spec)),
+        moves=tuple(moving.moves(figures([before, after], results), _experiment(after), ids)),
+    )
+
+
+def _experiment(run: Run) -> str:
+    return str(run.spec.get("experiment"))
+
+
+def lead(long: pd.DataFrame, experiment: str, labels: Sequence[str]) -> str:
+    """The headline figure of each run against the baseline, what a comparison says first:
+    "measured speed-up (eager ÷ compiled) 1.6× in #6 → 1.9× in #7: 1.2× higher (better), within
+    noise. Biggest change: " (the rest of the headline follows)."""
+    said = []
+    for other in labels[1:]:
+        for move in moving.moves(long, experiment, (labels[0], other))[: moving.SHOWN_FIGURES]:
+            said.append(
+                f"{move.figure} {move.before} in {labels[0]} → {move.after} in {other}: "
+                f"{move.change}, {move.verdict}"
+            )
+    return "; ".join(said) + ". Biggest change: " if said else ""
 
 
 def headline(long: pd.DataFrame, diffs: pd.DataFrame, labels: Sequence[str]) -> str:
@@ -324,7 +362,7 @@ def build(runs: Sequence[Run]) -> Comparison:
         figures=long,
         table=compare_table.figure_table(long, labels),
         judged=compare_table.judgements(long, labels),
-        headline=headline(long, diffs, labels),
+        headline=lead(long, experiment, labels) + headline(long, diffs, labels),
         workloads=workloads.line(runs, labels),
         charts=tuple(registry.comparison(experiment).charts(results)) if results else (),
         notes=tuple(notes),

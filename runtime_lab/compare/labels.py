@@ -1,4 +1,4 @@
-"""Run labels that tell listed runs apart: the workload, every spec field that differs, a figure."""
+"""Run labels that tell listed runs apart: the experiment, the workload, what differs, a figure."""
 
 from __future__ import annotations
 
@@ -53,21 +53,23 @@ def headline_figure(experiment: str, key_figures: Mapping[str, Any] | None) -> s
     e.g. "measured speed-up (eager ÷ compiled) 1.82×"; "" where the run has none."""
     values = compare_table.flatten(dict(key_figures or {}))
     for key in registry.headline_keys(experiment):
-        found = [path for path in values if _matches(experiment, key, path)]
+        found = [path for path in values if matches(experiment, key, path)]
         if not found:
             continue
         if found[0] == key:
             path = key
-            return f"{glossary.label(experiment, path)} {_value(experiment, path, values[path])}"
+            return (
+                f"{glossary.label(experiment, path)} {figure_value(experiment, path, values[path])}"
+            )
         figure = glossary.find(experiment, found[0])
         name = figure.label.replace("{}", "").strip() if figure else key
-        each = [f"{_name(figure, p)} {_value(experiment, p, values[p])}" for p in found]
+        each = [f"{_name(figure, p)} {figure_value(experiment, p, values[p])}" for p in found]
         more = " · …" if len(each) > SHOWN_MATCHES else ""
         return f"{name}: {' · '.join(each[:SHOWN_MATCHES])}{more}"
     return ""
 
 
-def _matches(experiment: str, key: str, path: str) -> bool:
+def matches(experiment: str, key: str, path: str) -> bool:
     """`path` is the headline key itself, or one of the figures a `*` key stands for."""
     if path == key:
         return True
@@ -80,16 +82,17 @@ def _name(figure, path: str) -> str:
     return " ".join(names) if names else path
 
 
-def _value(experiment: str, path: str, value: float) -> str:
+def figure_value(experiment: str, path: str, value: float) -> str:
     if glossary.unit(experiment, path) == "count":
         return f"{value:,.0f}"
     return value_text(experiment, path, value)
 
 
 def labels(rows: Sequence[Mapping[str, Any]]) -> dict[Any, str]:
-    """Run id → its label among `rows` (each: id, experiment, spec, and optionally `figure`,
-    its headline figure): the workload, the shape, every other spec field whose value is not
-    the same in every listed run of its experiment (as field=value), then the figure."""
+    """Run id → its label among `rows` (each: id, experiment, spec, and optionally `status`
+    and `figure`, its headline figure): the experiment, the workload, the shape, every other
+    spec field whose value is not the same in every listed run of its experiment (as
+    field=value), the figure, then a status other than done ("cancelled")."""
     by_experiment: dict[str, list[Mapping[str, Any]]] = {}
     for row in rows:
         by_experiment.setdefault(str(row.get("experiment")), []).append(row)
@@ -102,11 +105,18 @@ def labels(rows: Sequence[Mapping[str, Any]]) -> dict[Any, str]:
             if name != "shape" and len({f.get(name, "—") for f in fields}) > 1
         ]
         for row, values in zip(group, fields, strict=True):
-            parts = [workload_text(row.get("spec") or {}), values.get("shape")]
-            parts += [f"{name}={values.get(name, '—')}" for name in differ]
-            parts += [row.get("figure") or "", _given(row, values)]
+            parts = [str(row.get("experiment") or ""), workload_text(row.get("spec") or {})]
+            parts += [values.get("shape"), *(f"{n}={values.get(n, '—')}" for n in differ)]
+            parts += [row.get("figure") or "", _status(row), _given(row, values)]
             found[row["id"]] = " · ".join(p for p in parts if p)
     return found
+
+
+def _status(row: Mapping[str, Any]) -> str:
+    """A status other than done, as stored ("failed", "cancelled"): such a run has no figures
+    to compare, and looks like a done one otherwise. "" for done, or a row without one."""
+    status = str(row.get("status") or "")
+    return "" if status == "done" else " ".join(status.split())  # on one line
 
 
 def _given(row: Mapping[str, Any], values: Mapping[str, str]) -> str:

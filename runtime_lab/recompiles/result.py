@@ -115,6 +115,9 @@ class RecompilesResult:
     # pairs name ("x:0,y:0"), and those dims (indices into each shape); "" and (): none
     mark_dynamic: str = ""
     mark_dynamic_dims: tuple[int, ...] = ()
+    # per named dim (shape order), the input axes that carry it, as marks: ("x:0,y:0", "x:1,y:1");
+    # what names an input axis by its dim and marks a dim the sequence varies; (): a run before
+    dim_axes: tuple[str, ...] = ()
     # the spec's pass: with a backward each call was a training step (forward and backward
     # graphs compiled per guard failure; the steady state times the pass); runs before it: fwd
     training_pass: str = "fwd"

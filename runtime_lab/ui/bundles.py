@@ -82,12 +82,20 @@ def _import(history: History, data_dir: Path) -> None:
 
 
 def run_index(table: pd.DataFrame) -> int:
-    """The "Open run" choice: ?run=N when that run is listed, else the newest."""
+    """The "Open run" choice: ?run=N when that run is listed (whatever its status), else the
+    newest done run: a failed or cancelled one has little to draw."""
     wanted = st.query_params.get("run")
     ids = [str(i) for i in table["id"]]
-    if wanted is not None and wanted not in ids:
-        st.warning(
-            f"Run {plain(str(wanted))} from the link is not listed here; showing the newest."
-        )
-        return 0
-    return ids.index(wanted) if wanted is not None else 0
+    if wanted is not None and wanted in ids:
+        return ids.index(wanted)
+    newest, which = _newest_done(table)
+    if wanted is not None:
+        st.warning(f"Run {plain(str(wanted))} from the link is not listed here; showing {which}.")
+    return newest
+
+
+def _newest_done(table: pd.DataFrame) -> tuple[int, str]:
+    """The position of the newest done run (the table is newest first) and how to say it;
+    the newest run when none is done."""
+    done = [i for i, status in enumerate(table["status"]) if status == "done"]
+    return (done[0], "the newest done run") if done else (0, "the newest")

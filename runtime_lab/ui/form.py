@@ -37,8 +37,7 @@ def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] |
     values = {"dtype": "float32", "device": "auto", "l2_flush": True, **form_defaults(info, full)}
     query = {k: st.query_params[k] for k in st.query_params}
     values, link_problems = links.from_query(info, query, values, devices)
-    # widget keys carry the profile and the link: switching either refills the form
-    profile = ("full" if full else "cpu") + links.tag(query)
+    profile = _profile(experiment, "full" if full else "cpu", query)
     sequences = [name for name, o in info.options.items() if o.kind == "shapes"]
     workload = info.option_of("workload")
     chosen = wp.picker(info, values, profile, full) if workload else None
@@ -132,8 +131,25 @@ def spec_form(experiment: str, env: dict[str, Any], past: list[dict[str, Any]] |
     if problems:
         return None
     # the address now holds the spec: copying it shares it, opening it fills this form again
-    st.query_params.from_dict(links.to_query(spec))
+    written = links.to_query(spec)
+    st.query_params.from_dict(written)
+    st.session_state[_held(experiment)] = (links.tag(written), profile)
     return spec
+
+
+def _held(experiment: str) -> str:
+    return f"form-profile:{experiment}"
+
+
+def _profile(experiment: str, sizes: str, query: dict[str, str]) -> str:
+    """The widget keys' profile: the sizes (cpu or full) and the link's digest, so a new link
+    (or the other sizes) refills the form. A link this form wrote itself on Run keeps the
+    profile it was written from: the widgets already hold those values and whatever was typed
+    since, which new keys would throw away (the next Run would measure the old spec again)."""
+    held = st.session_state.get(_held(experiment))
+    if held and held[0] == links.tag(query) and held[1].startswith(sizes):
+        return held[1]
+    return sizes + links.tag(query)
 
 
 def _defaults_note(info, env: dict[str, Any], gpu: bool, full: bool, past) -> None:

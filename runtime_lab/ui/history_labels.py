@@ -35,8 +35,9 @@ def _figure(history: History, row: dict[str, Any]) -> str:
 
 
 def run_labels(history: History, rows: Sequence[dict[str, Any]]) -> dict[Any, str]:
-    """Run id → label: the workload, the shape, each spec field that differs among the listed
-    runs of its experiment, and the headline figure of the newest FIGURED_RUNS runs."""
+    """Run id → label: the experiment, the workload, the shape, each spec field that differs
+    among the listed runs of its experiment, the headline figure of the newest FIGURED_RUNS
+    runs, and a status other than done."""
     shown = [
         {**row, "figure": _figure(history, row) if i < FIGURED_RUNS else ""}
         for i, row in enumerate(rows)

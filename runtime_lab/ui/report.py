@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Mapping
 from typing import Any
@@ -12,6 +13,8 @@ from streamlit.errors import StreamlitAPIException
 
 import runtime_lab.ui.links as links
 from runtime_lab import record, registry
+from runtime_lab.compare import comparison
+from runtime_lab.compare.moved import comparable
 from runtime_lab.record import Run
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.report import TAB_ORDER, pending, tab_of
@@ -62,7 +65,7 @@ def _run_links(run: Run) -> None:
         pass  # drawn outside the app's navigation (a bare script): no pages to link to
 
 
-def draw(run: Run | Mapping[str, Any], partial: bool = False) -> None:
+def draw(run: Run | Mapping[str, Any], partial: bool = False, before: Run | None = None) -> None:
     """Draw a run's report: the headline above, in a box green only when its verdict holds, then
     tabs: Summary (one screen: the key figures in pairs, the chart that shows the headline's
     claim, a few lines, the rest in a collapsed Notes; a report without a Summary: every
@@ -70,13 +73,17 @@ def draw(run: Run | Mapping[str, Any], partial: bool = False) -> None:
     its report places each chart, table and code), Raw (every metric, other tables, provenance,
     downloads).
     A run document (plain data) is read as a Run; `partial`: a job's figures so far, those still
-    to come marked pending (report.pending). Every word of the report may be a stored
+    to come marked pending (report.pending); `before`: the earlier run this one follows (the
+    session's last of its experiment, or History's earlier comparable run), whose differences
+    and headline figure's move go in one line under the headline. Every word of the report may be a stored
     string (a bundle's run says anything), so each is escaped (md): shown, never acted on."""
     run = Run.of(run)
     rep = registry.build_report(run)
     if partial:
         rep = pending(rep)
     _headline(run, rep)
+    if before is not None and not partial:
+        _moved_line(before, run)
     _origin_line(run)
     if line := code_line(run):
         st.caption(md(line))
@@ -119,6 +126,23 @@ def _headline(run: Run, rep) -> None:
         st.warning(f"{text}  \n{md(verdict.doubt or 'the figures behind it do not hold')}")
     else:
         st.success(text)
+
+
+def _moved_line(before: Run, run: Run) -> None:
+    """Under the headline: the fields changed since the earlier run and how the headline figure
+    moved, by compare's noise rule, with a link to the whole comparison."""
+    if not (run.id and before.id and before.id != run.id and comparable(before.spec, run.spec)):
+        return
+    moved = comparison.since(before, run)
+    left, right = st.columns([5, 1])
+    left.markdown(f":material/difference: {md(moved.text())}")
+    with contextlib.suppress(StreamlitAPIException):  # outside the app's navigation: no link
+        right.page_link(
+            "app_pages/history.py",
+            label=f"Compare #{before.id}, #{run.id}",
+            icon=":material/compare_arrows:",
+            query_params={"compare": f"{before.id},{run.id}"},
+        )
 
 
 def _summary(rep) -> None:

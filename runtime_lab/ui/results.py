@@ -88,7 +88,22 @@ def run_panel(jobs: JobManager, experiment: str, spec, target: str | None = None
         if suggestion_panel(jobs, key, job):
             st.rerun()
     with body:
-        draw(job.as_run())
+        draw(job.as_run(), before=_before(jobs, experiment, job))
+
+
+def _before(jobs: JobManager, experiment: str, job):
+    """The run this session drew last for the experiment before `job`'s (fixed at its first
+    draw, so every rerun of the page says the same), or None: the first, or not stored."""
+    key, last = f"before:{job.id}", f"last-run:{experiment}"
+    if key not in st.session_state:
+        shown = st.session_state.get(last)
+        st.session_state[key] = shown if shown != job.run_id else None
+        if job.run_id:
+            st.session_state[last] = job.run_id
+    before = st.session_state[key]
+    if before is None or jobs.history is None:
+        return None
+    return history_call(jobs.history.get, before)
 
 
 def _submit(jobs: JobManager, key: str, spec, target: str | None) -> None:

@@ -1,5 +1,5 @@
-"""A stored run on the History page: its listed times, reading it and drawing it, each failing
-for that run alone."""
+"""A stored run on the History page: its listed times, reading, drawing and deleting it (after
+a confirmation), each failing for that run alone."""
 
 # The import checks every value a reader uses (store/values.py, store/conform.py), but a
 # history may hold runs imported before it did, or rows written by hand: such a run gets one
@@ -15,6 +15,7 @@ from typing import Any
 import streamlit as st
 
 from runtime_lab import record
+from runtime_lab.compare.moved import comparable
 from runtime_lab.record import Run
 from runtime_lab.store.history import History
 from runtime_lab.ui.results import draw, history_call
@@ -22,6 +23,7 @@ from runtime_lab.view.text import markdown as md
 
 _LOG = logging.getLogger(__name__)
 REASON_CHARS = 300
+ASKED = "history-delete-asked"  # session state: the run whose Delete waits for a confirmation
 
 
 def when(stamp: Any) -> str:
@@ -69,10 +71,21 @@ def draw_stored(history: History, run_id: int) -> None:
     """The run's report, or one error for this run when its stored values don't draw."""
     run = read(history, run_id)
     if run is not None:
-        guarded(f"Run #{run_id} cannot be drawn (delete it above if it should go)", draw, run)
+        what = f"Run #{run_id} cannot be drawn (delete it above if it should go)"
+        guarded(what, lambda: draw(run, before=earlier(history, run)))
 
 
-def delete(history: History, run_id: int) -> bool:
+def earlier(history: History, run: Run) -> Run | None:
+    """The newest finished run before `run` of its experiment and workload, which its report
+    says what moved since; None where there is none (or history can't say)."""
+    rows = history_call(history.list, experiment=run.spec.get("experiment")) or []
+    for row in rows:  # newest first
+        if row["id"] < run.id and row["status"] == "done" and comparable(row["spec"], run.spec):
+            return read(history, row["id"])
+    return None
+
+
+def _remove(history: History, run_id: int) -> bool:
     """Delete a run (History.delete: its imported files too); True when it went. A row that
     History cannot parse to delete is said as one error, like a locked database."""
     try:
@@ -81,3 +94,32 @@ def delete(history: History, run_id: int) -> bool:
         _LOG.warning("run #%s cannot be deleted", run_id, exc_info=True)
         st.error(f"Run #{run_id} cannot be deleted: {md(reason(exc))}")
         return False
+
+
+def delete(history: History, run_id: int, label: str) -> bool:
+    """Delete in two steps: the button asks, naming the run and its label; only the
+    confirmation deletes, and Cancel (or opening another run) leaves it. True when it went."""
+    run_id = int(run_id)
+    if st.session_state.get(ASKED) != run_id:
+        st.session_state.pop(ASKED, None)  # asked about a run no longer open: not this one
+        st.button(f"Delete run #{run_id}", icon=":material/delete:", on_click=_ask, args=(run_id,))
+        return False
+    st.warning(
+        f"Delete run #{run_id} ({md(label)})? It goes for good, with any files its import "
+        "brought; export it first (bundles, above) to keep a copy.",
+        icon=":material/delete:",
+    )
+    yes, no = st.columns(2)
+    no.button("Cancel", key="delete-cancel", on_click=_forget)  # the rerun shows Delete again
+    if not yes.button(f"Yes, delete run #{run_id}", type="primary"):
+        return False
+    _forget()  # in the script, not a callback: the confirmation must still be drawn to count
+    return _remove(history, run_id)
+
+
+def _ask(run_id: int) -> None:
+    st.session_state[ASKED] = run_id
+
+
+def _forget() -> None:
+    st.session_state.pop(ASKED, None)

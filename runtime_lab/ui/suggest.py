@@ -49,12 +49,18 @@ def panel(jobs: JobManager, key: str, job) -> bool:
 
 
 def _before_after(stage, before: Run, after: Run, result) -> None:
-    rows = stage.before_after(registry.load(before), result)
+    earlier = registry.load(before)
+    named = stage.ran_as(result)  # a mode named as the new run ran it: with its marks
+    rows = [(named[mode], a, b) for mode, a, b in stage.before_after(earlier, result)]
     table = pd.DataFrame(
         rows, columns=["mode", f"graphs in #{before.id}", f"graphs in #{after.id}"]
     )
-    st.markdown(md(f"**Suggestion applied: run #{before.id} → run #{after.id}**"))
+    # the bold is this page's markup; only the text inside it is escaped
+    st.markdown(f"**{md(f'Suggestion applied: run #{before.id} → run #{after.id}')}**")
     st.dataframe(table, hide_index=True, height="content")
+    said = stage.marks_line(earlier, result, (f"run #{before.id}", f"run #{after.id}"))
+    if said:
+        st.caption(md(said))
     if before.id and after.id:
         # drawn outside the app's navigation (a bare script) there is no page to link to
         with contextlib.suppress(StreamlitAPIException):

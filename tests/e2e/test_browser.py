@@ -100,7 +100,8 @@ def test_history_lists_the_run(server, page):
     expect(main.get_by_test_id("stDataFrame").first).to_be_visible()
     # The grid is a canvas; the selectbox names each run in text (its combobox input's value).
     opened = main.get_by_role("combobox", name="Open run")
-    expect(opened).to_have_value(re.compile(r"#\d+: matmul · 128x128"))  # workload · shape
+    # the experiment, the workload, the shape
+    expect(opened).to_have_value(re.compile(r"#\d+: streams · matmul · 128x128"))
 
 
 def test_fusion_run_on_cpu(server, page):

@@ -158,7 +158,9 @@ def test_recompiles_apply_suggestion_button_shows_before_and_after(served, page)
     grid = page.get_by_test_id("stDataFrame").filter(has_text=f"graphs in #{after}")
     shown = cells(grid)  # mode, graphs before, graphs after: one row per mode
     table = {shown[i]: (int(shown[i + 1]), int(shown[i + 2])) for i in range(0, len(shown), 3)}
-    assert table == {"dynamic=False": (3, 1), "dynamic=None": (2, 1)}
+    # each mode named as the new run ran it: with the option's marks (issue 49)
+    marked = " + mark_dynamic x:0,y:0"
+    assert table == {f"dynamic=False{marked}": (3, 1), f"dynamic=None{marked}": (2, 1)}
     link = page.get_by_role("link", name=f"Compare #{before} and #{after}")
     expect(link).to_be_visible()
     if os.environ.get("RUNTIME_LAB_SCREENSHOTS"):

@@ -56,8 +56,10 @@ def test_compare_prints_differences_then_figures_then_the_headline(ids, data_dir
     assert "no spread recorded" in lines[first("cold compile")]
     document = json.loads(out.read_text())
     assert lines[-1] == document["headline"]
-    assert document["headline"].startswith(
-        f"inductor achieved bandwidth: 102× higher (better) in #{gpu}"
+    assert document["headline"].startswith(f"measured speed-up (eager ÷ compiled) 0.46× in #{cpu}")
+    assert (
+        f"Biggest change: inductor achieved bandwidth: 102× higher (better) in #{gpu}"
+        in (document["headline"])
     )
     assert document["runs"] == [f"#{cpu}", f"#{gpu}"]
     row = next(

@@ -103,10 +103,11 @@ def test_history_page_lists_opens_and_deletes(app):
     poll_until(at, lambda a: len(a.success) > 0)
     at = open_page(at, "app_pages/history.py")
     assert at.title[0].value == "History"
-    assert any(option.startswith("#1: matmul · 64x64") for option in at.selectbox[2].options)
+    options = at.selectbox[2].options
+    assert any(option.startswith("#1: streams · matmul · 64x64") for option in options)
     assert len(at.get("vega_lite_chart")) == 1
-    next(b for b in at.button if b.label.startswith("Delete run")).click()  # not Compare
-    at.run()
+    next(b for b in at.button if b.label.startswith("Delete run")).click().run()  # asks first
+    next(b for b in at.button if b.label.startswith("Yes, delete run")).click().run()
     assert any("No runs recorded yet" in i.value for i in at.info)
 
 

@@ -81,7 +81,8 @@ def test_the_page_lists_every_run_and_fails_the_poisoned_one_alone(page):
 
 def test_delete_removes_the_poisoned_run_from_the_page(page):
     at, (fusion, streams, poisoned) = page
-    widget(at.button, f"Delete run #{poisoned}").click().run()
+    widget(at.button, f"Delete run #{poisoned}").click().run()  # asks first
+    widget(at.button, f"Yes, delete run #{poisoned}").click().run()
     assert not at.exception, at.exception
     assert sorted(at.dataframe[0].value["id"]) == [fusion, streams]
     assert not _cannot_draw(at)
@@ -100,7 +101,8 @@ def test_a_row_whose_json_does_not_parse_is_an_error_for_it_alone(app):
     assert sorted(at.dataframe[0].value["id"]) == [fusion, streams, poisoned, broken]
     (error,) = [e.value for e in at.error]
     assert error.startswith(f"Run #{broken} cannot be read: JSONDecodeError: ")
-    widget(at.button, f"Delete run #{broken}").click().run()
+    widget(at.button, f"Delete run #{broken}").click().run()  # asks first
+    widget(at.button, f"Yes, delete run #{broken}").click().run()
     assert not at.exception, at.exception
     assert not [e.value for e in at.error if "cannot be deleted" in e.value]
     assert history.get(poisoned) is not None  # the other runs stay

@@ -13,6 +13,7 @@ from runtime_lab.options import form_defaults
 from runtime_lab.registry import EXPERIMENTS
 from runtime_lab.shapes import preset
 from runtime_lab.ui.results import CHART_LABELS as CHARTS
+from runtime_lab.ui.suggest import BUTTON
 
 # what the form starts from: this machine's defaults (CPU ones without a GPU)
 DEFAULT = form_defaults(EXPERIMENTS["recompiles"], gpu_likely())["shapes"]
@@ -154,3 +155,38 @@ def test_a_cpu_run_with_the_new_modes_and_a_stance(worker_app):
     # a value too long for its metric shows its figure there and the rest in a caption below
     assert metrics["stance after call 1"] == "eager_on_recompile"
     assert "· 2 eager · 0 failed" in [c.value for c in at.caption]
+
+
+@pytest.mark.slow
+def test_apply_on_the_default_sequence_marks_both_dims_in_one_press(worker_app):
+    # issue 49: both dims of the default sequence vary, Dynamo's guard names only index 0
+    at = _open(worker_app)
+    assert widget(at.text_area, "shapes").value == DEFAULT
+    widget(at.selectbox, "Device").set_value("cpu")
+    widget(at.selectbox, "backend").set_value("eager")  # Dynamo's guards, as with Inductor
+    widget(at.selectbox, "graph_break").set_value("off")
+    widget(at.checkbox, "compile_trace").set_value(False)
+    widget(at.number_input, "Timed calls").set_value(3)
+    at.button[0].click()
+    at.run()
+    poll_until(at, lambda a: any(b.label == BUTTON for b in a.button))
+    (said,) = [i.value for i in at.info if "mark_dynamic" in i.value]
+    # named by the workload dim each axis carries, and every mark said before the press
+    assert "x's axis 0 changed size, rows (256 → 512)" in said
+    assert "mark_dynamic x:0,x:1 in every mode" in said
+    assert "rows: x:0,y:0; cols: x:1,y:1" in said
+    widget(at.button, BUTTON).click().run()
+    poll_until(at, lambda a: any("Suggestion applied" in m.value for m in a.markdown))
+    jobs = ui.manager()
+    before, after = [r["id"] for r in jobs.history.list("recompiles")][::-1]
+    assert jobs.history.get(after).spec["options"]["mark_dynamic"] == "x:0,x:1"
+    title = f"**Suggestion applied: run #{before} → run #{after}**"
+    assert title in [m.value for m in at.markdown]  # bold, not its asterisks as text
+    assert not [m.value for m in at.markdown if "\\*" in m.value]
+    table = next(d.value for d in at.dataframe if f"graphs in #{after}" in d.value.columns)
+    assert dict(zip(table["mode"], table[f"graphs in #{after}"], strict=True)) == {
+        f"{mode} + mark_dynamic x:0,x:1,y:0,y:1": 1
+        for mode in ("dynamic=False", "dynamic=None", "dynamic=True", "mark_dynamic", "bucketed")
+    }
+    assert list(table[f"graphs in #{before}"]) == [3, 2, 1, 1, 3]
+    assert not [b for b in at.button if b.label == BUTTON]  # nothing left to apply

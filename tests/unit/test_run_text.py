@@ -112,7 +112,7 @@ def test_choices_that_need_cuda_are_not_offered_without_a_gpu():
     assert choices_here(modes, gpu=True) == modes.choices
 
 
-def test_history_labels_name_the_workload_what_differs_and_the_figure():
+def test_history_labels_name_the_experiment_workload_what_differs_and_the_figure():
     fusion = RUNS[comparedata.CPU_FUSION]
     other = comparedata.with_workload(fusion, "rms_norm")
     rows = [
@@ -123,9 +123,9 @@ def test_history_labels_name_the_workload_what_differs_and_the_figure():
     rows[0]["figure"] = labels.headline_figure("fusion", registry.summary(fusion))
     found = labels.labels(rows)
     # the workload differs, not the rest of the spec; the figure with its glossary label
-    assert found[1] == "pointwise · 256x256 · measured speed-up (eager ÷ compiled) 0.46×"
-    assert found[2] == "rms_norm · 256x256 · “my rms run”"  # a label someone gave it, quoted
-    assert found[3] == "matmul · 256x256"  # alone of its experiment: nothing differs
+    assert found[1] == "fusion · pointwise · 256x256 · measured speed-up (eager ÷ compiled) 0.46×"
+    assert found[2] == "fusion · rms_norm · 256x256 · “my rms run”"  # a given label, quoted
+    assert found[3] == "streams · matmul · 256x256"  # alone of its experiment: nothing differs
 
 
 def test_history_labels_list_every_spec_field_that_differs():
@@ -137,8 +137,23 @@ def test_history_labels_list_every_spec_field_that_differs():
         {"id": i, "experiment": "fusion", "spec": r.spec} for i, r in ((1, fusion), (2, changed))
     ]
     found = labels.labels(rows)
-    assert found[1] == "pointwise · 256x256 · dtype=float32 · modes=eager,inductor,dynamo-eager"
-    assert found[2] == "pointwise · 256x256 · dtype=bfloat16 · modes=eager,inductor"
+    assert found[1] == (
+        "fusion · pointwise · 256x256 · dtype=float32 · modes=eager,inductor,dynamo-eager"
+    )
+    assert found[2] == "fusion · pointwise · 256x256 · dtype=bfloat16 · modes=eager,inductor"
+
+
+def test_history_labels_say_a_status_other_than_done():
+    fusion = RUNS[comparedata.CPU_FUSION]
+    rows = [
+        {"id": i, "experiment": "fusion", "spec": fusion.spec, "status": status}
+        for i, status in enumerate(("done", "cancelled", "failed", None), 1)
+    ]
+    rows[2]["label"] = "my run"
+    found = labels.labels(rows)
+    assert found[1] == found[4] == "fusion · pointwise · 256x256"  # done, or not said
+    assert found[2] == "fusion · pointwise · 256x256 · cancelled"
+    assert found[3] == "fusion · pointwise · 256x256 · failed · “my run”"  # before a given label
 
 
 def test_a_headline_figure_of_several_modes_names_a_few():

@@ -13,7 +13,7 @@ from runtime_lab.recompiles.report import frames as fr
 from runtime_lab.recompiles.report import summary as report_summary
 from runtime_lab.recompiles.report import whatif as wi
 from runtime_lab.recompiles.report import workload as rw
-from runtime_lab.recompiles.report.figures import RecompilesFigures, figures
+from runtime_lab.recompiles.report.figures import RecompilesFigures, figures, mode_label
 from runtime_lab.recompiles.result import CallRecord, ModeRun, RecompilesResult
 from runtime_lab.report import Metric, Report, in_tab, run_json_download
 
@@ -41,18 +41,22 @@ def _headline(result: RecompilesResult, order: tuple[str, ...]) -> str:
     by = {m.mode: m for m in result.modes}
     device = "CPU" if result.device == "cpu" else result.device
     parts = [
-        f"{name} {'failed' if by[name].error else _graphs_word(by[name].unique_graphs)}"
+        f"{mode_label(result, name, short=True)} "
+        f"{'failed' if by[name].error else _graphs_word(by[name].unique_graphs)}"
         for name in order
     ]
     head = f"recompiles {device} {result.backend}, {len(result.sequence)} calls"
     head = rw.head(result, device) if rw.workload_run(result) else head
+    if result.mark_dynamic:  # every mode ran with the option's marks: named once, here
+        head += f", mark_dynamic {result.mark_dynamic} in every mode"
     stance = f" · stance {result.stance} after call 1" if result.stance != "default" else ""
     return f"{head}: {' · '.join(parts)}{stance}"
 
 
-def _metric(mode: ModeRun, first: CallRecord | None) -> Metric:
+def _metric(mode: ModeRun, first: CallRecord | None, label: str) -> Metric:
+    """label: the mode as it ran (figures.mode_label)."""
     if mode.error:
-        return Metric(f"{mode.mode}: graphs", "failed", mode.error[:300])
+        return Metric(f"{label}: graphs", "failed", mode.error[:300])
     value = str(mode.unique_graphs)
     if mode.limit_hit:
         value += " · limit hit"
@@ -64,7 +68,7 @@ def _metric(mode: ModeRun, first: CallRecord | None) -> Metric:
     if first:
         help_text += f" First recompile at call {first.index}: {first.reason}"
     return Metric(
-        f"{mode.mode}: graphs",
+        f"{label}: graphs",
         value,
         glossary.help_text("recompiles", f"unique_graphs.{mode.mode}", help_text),
     )
@@ -72,7 +76,10 @@ def _metric(mode: ModeRun, first: CallRecord | None) -> Metric:
 
 def _metrics(result: RecompilesResult, fig: RecompilesFigures) -> list[Metric]:
     by = {m.mode: m for m in result.modes}
-    found = [_metric(by[name], fig.first_recompile.get(name)) for name in fig.order]
+    found = [
+        _metric(by[name], fig.first_recompile.get(name), mode_label(result, name, short=True))
+        for name in fig.order
+    ]
     g = result.graph_break
     if g is not None:
         value = "failed" if g.error else f"{g.unique_graphs} · {g.graph_breaks}"

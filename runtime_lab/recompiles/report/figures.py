@@ -29,6 +29,15 @@ def mode_order(result: RecompilesResult) -> list[str]:
     return [m for m in MODE_ORDER if m in present] + [m for m in present if m not in MODE_ORDER]
 
 
+def mode_label(result: RecompilesResult, mode: str, short: bool = False) -> str:
+    """The mode named as it ran: the mark_dynamic option marks every mode's inputs, so such a
+    dynamic=False is not static shapes: 'dynamic=False + mark_dynamic x:0,y:0' (short:
+    'dynamic=False + marks')."""
+    if not result.mark_dynamic:
+        return mode
+    return f"{mode} + marks" if short else f"{mode} + mark_dynamic {result.mark_dynamic}"
+
+
 def figures(result: RecompilesResult) -> RecompilesFigures:
     first = {
         m.mode: call

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from runtime_lab import passes
 from runtime_lab.recompiles.report import expect
-from runtime_lab.recompiles.report.figures import RecompilesFigures
+from runtime_lab.recompiles.report.figures import RecompilesFigures, mode_label
 from runtime_lab.recompiles.result import CallRecord, ModeRun, RecompilesResult
 from runtime_lab.report import Metric
 
@@ -30,11 +30,20 @@ def shape_of(entry: str) -> tuple[int, ...]:
     return tuple(int(n) for n in entry.split(":")[0].split("x"))
 
 
+def sizes(result: RecompilesResult, dim: int) -> list[int]:
+    """The sizes the sequence gives dim `dim`, each once, in order."""
+    shapes = [shape_of(e) for e in result.sequence]
+    return list(dict.fromkeys(s[dim] for s in shapes if len(s) > dim))
+
+
+def varied_dims(result: RecompilesResult) -> list[int]:
+    """The named dims whose size changes along the sequence, as indices into each shape."""
+    return [i for i in range(len(result.dim_names)) if len(sizes(result, i)) > 1]
+
+
 def varied(result: RecompilesResult) -> list[str]:
     """The named dims whose size changes along the sequence."""
-    shapes = [shape_of(e) for e in result.sequence]
-    names = result.dim_names
-    return [d for i, d in enumerate(names) if len({s[i] for s in shapes if len(s) > i}) > 1]
+    return [result.dim_names[i] for i in varied_dims(result)]
 
 
 def head(result: RecompilesResult, device: str) -> str:
@@ -126,7 +135,8 @@ def _line(result: RecompilesResult, m: ModeRun) -> str:
     calls = [(c.shape, c.dtype) for c in m.calls]
     expected = expect.compiles(m.mode, calls, result.dims, result.mark_dynamic_dims)
     word = "compile" if m.compiles == 1 else "compiles"
-    text = f"{result.workload} under {m.mode}: {m.compiles} {word} for {len(calls)} calls"
+    ran = mode_label(result, m.mode, short=True)  # a marked dynamic=False is not static shapes
+    text = f"{result.workload} under {ran}: {m.compiles} {word} for {len(calls)} calls"
     text += _sizes(result, m.calls) + _what(result, m)
     if result.mark_dynamic:
         text += f", mark_dynamic {result.mark_dynamic} on every call"

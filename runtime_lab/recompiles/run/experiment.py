@@ -243,5 +243,6 @@ def run(spec: RunSpec, ctx: Context) -> RecompilesResult:
         marked=work.marked(),
         mark_dynamic=work.applied(),
         mark_dynamic_dims=work.forced_dims,
+        dim_axes=work.dim_axes,
         training_pass=work.step,
     )

@@ -58,6 +58,8 @@ class Work:
     forced: tuple[tuple[int, ...], ...] = ()
     forced_dims: tuple[int, ...] = ()  # the workload dims those axes carry
     step: str = "fwd"  # the spec's pass: with a backward, each call is a training step
+    # per workload dim, the input axes that carry it as marks ("x:0,y:0"): the report's names
+    dim_axes: tuple[str, ...] = ()
 
     def runner(self, fn: Callable, made: tuple) -> Callable[[], object]:
         """What one call runs over inputs from `inputs`: fn(*made), or with a backward pass a
@@ -114,16 +116,28 @@ def work_of(spec: RunSpec, dims: tuple[int, ...], shape) -> Work:
     code = fn.__code__
     names = tuple(code.co_varnames[: code.co_argcount])
     axes = carriers(name, shape, params, spec.dtype, dims)
+    per_dim = [carriers(name, shape, params, spec.dtype, [d]) for d in range(len(shape))]
     forced, forced_dims = forced_axes(
-        spec.option("mark_dynamic"), name, names, shape, params, spec.dtype
+        spec.option("mark_dynamic"), name, names, shape, params, spec.dtype, per_dim
     )
-    return Work(name, info.dims, params, fn, names, axes, forced, forced_dims, passes.of(spec))
+    step = passes.of(spec)
+    by_dim = _dim_axes(names, per_dim)
+    return Work(name, info.dims, params, fn, names, axes, forced, forced_dims, step, by_dim)
 
 
-def forced_axes(given: str, name: str, names, shape, params, dtype):
+def _dim_axes(names, per_dim) -> tuple[str, ...]:
+    """Per workload dim, the input axes carrying it as marks: ('x:0,y:0', 'x:1,y:1')."""
+    return tuple(
+        marks.text(tuple((n, a) for n, axes in zip(names, dim, strict=False) for a in axes))
+        for dim in per_dim
+    )
+
+
+def forced_axes(given: str, name: str, names, shape, params, dtype, per_dim):
     """Per input, the axes to mark for the option's input:axis pairs, and the workload dims they
     carry: each pair's axis and every axis of every input that carries the same dim (marking
     x's but not y's makes x + y a constraint violation: Dynamo specializes the unmarked one).
+    per_dim: per workload dim, per input, the axes that carry it (carriers of that dim alone).
     ValueError, one line, for an input or axis the workload does not have."""
     wanted = marks.parse(given)
     if not wanted:
@@ -131,7 +145,6 @@ def forced_axes(given: str, name: str, names, shape, params, dtype):
     base = ops.meta_inputs(name, shape, dtype, params)
     found: list[set[int]] = [set() for _ in names]
     dims: set[int] = set()
-    per_dim = [carriers(name, shape, params, dtype, [d]) for d in range(len(shape))]
     for input_name, axis in wanted:
         i = names.index(input_name) if input_name in names else -1
         tensor = base[i] if 0 <= i < len(base) else None
