@@ -14,6 +14,7 @@ import pandas as pd
 
 from runtime_lab import registry
 from runtime_lab.compare import kernels as kd
+from runtime_lab.compare import labels as labels_
 from runtime_lab.compare import moved as moving
 from runtime_lab.compare import table as compare_table
 from runtime_lab.compare import workloads
@@ -275,6 +276,14 @@ def _experiment(run: Run) -> str:
     return str(run.spec.get("experiment"))
 
 
+def headline_first(long: pd.DataFrame, experiment: str) -> pd.DataFrame:
+    """The long form with the headline figure's rows first (the table reads it first), the
+    rest in their order."""
+    keys = registry.headline_keys(experiment)
+    first = long["key"].map(lambda k: not any(labels_.matches(experiment, h, k) for h in keys))
+    return long.iloc[first.argsort(kind="stable")].reset_index(drop=True) if len(long) else long
+
+
 def lead(long: pd.DataFrame, experiment: str, labels: Sequence[str]) -> str:
     """The headline figure of each run against the baseline, what a comparison says first:
     "measured speed-up (eager ÷ compiled) 1.6× in #6 → 1.9× in #7: 1.2× higher (better), within
@@ -347,7 +356,7 @@ def build(runs: Sequence[Run]) -> Comparison:
     experiment = runs[0].spec["experiment"]
     labels = tuple(label(r) for r in runs)
     loaded = [registry.load(r) for r in runs]
-    diffs, long = differences(runs), figures(runs, loaded)
+    diffs, long = differences(runs), headline_first(figures(runs, loaded), experiment)
     results = [(label(r), res) for r, res in zip(runs, loaded, strict=True) if res is not None]
     notes = [f"{label(r)} {r.status}: no figures" for r in runs if r.status != "done"]
     notes += [  # a stranger's figures: its machine's, whatever this one would measure

@@ -71,3 +71,4 @@ def test_a_comparison_leads_with_the_headline_figure():
     view = comparison.build([_fusion(1, repeat=50), after])
     assert view.headline.startswith("measured speed-up (eager ÷ compiled) ")
     assert "in #1 → " in view.headline and "in #2: " in view.headline
+    assert view.table["figure"].iloc[0] == "measured speed-up (eager ÷ compiled)"  # first row
