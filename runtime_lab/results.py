@@ -161,6 +161,17 @@ class CompileLatency:
     # mega-cache: size of the portable artefacts torch.compiler.save_cache_artifacts() gave;
     # None in other scenarios and in runs recorded before it
     artifact_bytes: int | None = None
+    # issue 49: the compile cache it ran with (None and () in runs recorded before): "empty",
+    # cache folders made for it (or a child's own); "persistent", the worker's (the data
+    # directory's: earlier runs of this lab may have filled them)
+    cache_dirs: str | None = None
+    cache_entries_before: int | None = None  # FX graph + AOTAutograd entries there before it
+    cache_hit_keys: tuple[str, ...] = ()  # FX graph and AOTAutograd cache keys it found
+    cache_miss_keys: tuple[str, ...] = ()  # ... and those it did not (compiled, then written)
+    # the cache tokens of the jobs that wrote the entries it found, from the lab's record of
+    # writers in the cache folder ("": an entry the lab has no writer for)
+    cache_writers: tuple[str, ...] = ()
+    warm_from_runs: tuple[int, ...] = ()  # this lab's stored runs whose jobs wrote them
 
 
 def to_plain(result: Any) -> dict[str, Any]:

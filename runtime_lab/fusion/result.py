@@ -220,6 +220,9 @@ class FusionResult:
     # reads and the gradients it writes (step.ideal_step_bytes); None for fwd and older runs
     grad_output_bytes: int | None = None
     grad_bytes: int | None = None
+    # issue 49: this job's name in the lab's record of who wrote each compile-cache entry
+    # (CompileLatency.cache_writers of a later run); "" in older runs
+    cache_token: str = ""
 
 
 RESULT_TYPE = FusionResult  # what the registry rebuilds a stored run into

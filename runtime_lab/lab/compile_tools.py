@@ -18,7 +18,7 @@ import torch._dynamo.utils as dynamo_utils
 from torch._dynamo.utils import counters
 
 from runtime_lab.compiler.log import strip_guard_comments
-from runtime_lab.lab import vec_isa
+from runtime_lab.lab import cache_env, vec_isa
 from runtime_lab.lab.cache_env import cache_dirs
 from runtime_lab.results import CompileLatency
 
@@ -38,17 +38,86 @@ def clear_records() -> None:
 
 
 @contextmanager
-def fresh_cache_dirs(device: object = None) -> Iterator[Path]:
-    """Point Inductor and Triton at empty cache directories (a truly cold compile), then restore.
-    On the CPU the machine's vector-ISA check is answered first, from the machine's cache: it is
-    not this compile's (lab/vec_isa.py)."""
+def empty_cache_root(device: object = None) -> Iterator[Path]:
+    """An empty folder for Inductor's and Triton's caches (cache_dirs points them at it), removed
+    after. On the CPU the machine's vector-ISA check is answered first, from the machine's
+    cache: it is no compile's (lab/vec_isa.py)."""
     vec_isa.probe(device)
     root = Path(tempfile.mkdtemp(prefix="runtime-lab-cold-"))
     try:
-        with cache_dirs(root):
-            yield root
+        yield root
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@contextmanager
+def fresh_cache_dirs(device: object = None) -> Iterator[Path]:
+    """Point Inductor and Triton at empty cache directories (a truly cold compile), then restore."""
+    with empty_cache_root(device) as root, cache_dirs(root):
+        yield root
+
+
+# Inductor's and AOTAutograd's own words for a cache lookup, INFO records of these loggers:
+# "fx graph cache hit for key fx…", "AOTAutograd cache miss for key ak…"
+CACHE_LOGGERS = ("torch._inductor.codecache", "torch._functorch._aot_autograd.autograd_cache")
+LOOKUP = re.compile(r"cache (hit|miss) for key (\S+)")
+
+
+class _Lookups(logging.Filter):
+    """Keeps each lookup message; passes on only what the logger showed before (`shown_from`)."""
+
+    def __init__(self, shown_from: int, messages: list[str]) -> None:
+        super().__init__()
+        self.shown_from, self.messages = shown_from, messages
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if LOOKUP.search(message):
+            self.messages.append(message)
+        return record.levelno >= self.shown_from
+
+
+@contextmanager
+def _lookups() -> Iterator[list[str]]:
+    """The cache lookups logged while inside; INFO is turned on for them alone, so nothing new
+    reaches stderr (what TORCH_LOGS already showed still does)."""
+    messages: list[str] = []
+    saved = []
+    for name in CACHE_LOGGERS:
+        logger = logging.getLogger(name)
+        lookup = _Lookups(logger.getEffectiveLevel(), messages)
+        saved.append((logger, logger.level, lookup))
+        logger.addFilter(lookup)
+        logger.setLevel(min(logger.getEffectiveLevel(), logging.INFO))
+    try:
+        yield messages
+    finally:
+        for logger, level, lookup in saved:
+            logger.removeFilter(lookup)
+            logger.setLevel(level)
+
+
+def lookups(messages: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The keys found and the keys missed, in order, each once."""
+    found = [m.groups() for m in map(LOOKUP.search, messages) if m]
+    hits = tuple(dict.fromkeys(k for state, k in found if state == "hit"))
+    return hits, tuple(dict.fromkeys(k for state, k in found if state == "miss"))
+
+
+@contextmanager
+def cache_watch(token: str, dirs: str) -> Iterator[dict]:
+    """The compile cache the compiles inside ran with, as CompileLatency's fields (filled on
+    exit): the folders ("empty" or "persistent"), the entries there before, the keys found and
+    missed; the lab records the missed ones as written by the job `token` (cache_env), so a
+    later run that finds them can say which run compiled them."""
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    root = Path(cache_dir())
+    found: dict = {"cache_dirs": dirs, "cache_entries_before": cache_env.entries(root)}
+    with _lookups() as messages:
+        yield found
+    found["cache_hit_keys"], found["cache_miss_keys"] = lookups(messages)
+    cache_env.record_writer(root, found["cache_miss_keys"], token)
 
 
 def _s(us: int | float | None) -> float | None:

@@ -366,3 +366,48 @@ def with_gpu_clock(eager_mhz=1650.0, eager_capped=85.0, inductor_mhz=1980.0) -> 
     eager = replace(eager, timing=replace(eager.timing, gpu=gpu_state(eager_mhz, eager_capped)))
     inductor = replace(inductor, timing=replace(inductor.timing, gpu=gpu_state(inductor_mhz)))
     return replace(base, modes=(eager, inductor, slow))
+
+
+OWN, EARLIER = "a" * 32, "b" * 32  # this run's cache token and run #6's (issue 49)
+
+
+def cached(record: CompileLatency, dirs: str, before: int, writers=(), runs=()) -> CompileLatency:
+    """A compile record with the cache state it ran with; its hits and misses stay its own."""
+    hits = tuple(f"fxkey{i}" for i in range(record.fx_cache_hits))
+    misses = tuple(f"fxnew{i}" for i in range(record.fx_cache_misses))
+    return replace(
+        record,
+        cache_dirs=dirs,
+        cache_entries_before=before,
+        cache_hit_keys=hits,
+        cache_miss_keys=misses,
+        cache_writers=tuple(writers),
+        warm_from_runs=tuple(runs),
+    )
+
+
+def with_cache_states() -> FusionResult:
+    """with_clocks() as issue 49 records it: the naive arm's first call compiled with empty cache
+    folders, the warm-cache compile found what run #6 wrote, reduce-overhead's first call a
+    cache with entries but none for its graph, the fresh process and mega-cache in children."""
+    base = with_clocks()
+    eager, inductor, slow = base.modes
+    first = CompileLatency(
+        "first call", 2.0, 1.5, 1.2, 1.0, 0.5, 0.2, fx_cache_misses=1, compiles=1
+    )
+    fresh = CompileLatency("fresh-process", 12.0, compiles=1, fx_cache_misses=1)
+    mega = CompileLatency("mega-cache", 6.5, compiles=1, fx_cache_hits=1, artifact_bytes=157_193)
+    inductor = replace(
+        inductor,
+        compile=(
+            cached(first, "empty", 0),
+            cached(COLD, "empty", 0),
+            cached(WARM, "persistent", 3, writers=(EARLIER,), runs=(6,)),
+            cached(replace(PROCESS, compiles=0), "persistent", 3),
+            cached(fresh, "empty", 0),
+            cached(mega, "empty", 0, writers=(OWN,)),
+        ),
+    )
+    slow_first = CompileLatency("first call", 0.9, compiles=1, fx_cache_misses=1)
+    slow = replace(slow, compile=(cached(slow_first, "persistent", 3),))
+    return replace(base, modes=(eager, inductor, slow), cache_token=OWN)

@@ -86,6 +86,15 @@ def test_compile_latency_cold_warm_cache_warm_process(fusion_run):
     # the compiled arm's own first call compiled, and its note no longer says it did not
     first = latency["first call"]
     assert first.compiles >= 1 and "already compiled" not in first.detail, first.detail
+    # issue 49: the naive A/B's arm compiled with empty folders of its own, so it is the cold
+    # compile too; the warm-cache compile found what this run's own fill wrote
+    assert first.cache_dirs == cold.cache_dirs == "empty" and first.cache_entries_before == 0
+    assert cold.first_call_s == first.first_call_s and cold.cache_miss_keys
+    figures = summary(fusion_run)
+    assert figures["cold_compile_cache_state"] == figures["naive_speedup_cache_state"] == "empty"
+    assert figures["warm_cache_compile_cache_state"] == "warm from this run"
+    assert figures["warm_process_cache_state"] == "warm in this worker"
+    assert set(warm.cache_writers) == {fusion_run["result"]["cache_token"]}
 
 
 def test_a_real_cpu_job_loads_the_mega_cache_in_a_fresh_process_and_hits(fusion_run):
@@ -103,6 +112,9 @@ def test_a_real_cpu_job_loads_the_mega_cache_in_a_fresh_process_and_hits(fusion_
     assert mega.first_call_s > 0 and mega.compiles >= 1
     assert "load_cache_artifacts" in mega.detail and "inductor 1" in mega.detail
     assert summary(fusion_run)["mega_cache_artifact_bytes"] == mega.artifact_bytes
+    # each child's own empty folders; process B found what process A of this run saved
+    assert summary(fusion_run)["fresh_process_cache_state"] == "empty"
+    assert summary(fusion_run)["mega_cache_cache_state"] == "warm from this run"
 
 
 def test_summary_keys_and_sweep(fusion_run):

@@ -88,6 +88,7 @@ def _recorded() -> list[tuple[str, dict[str, Any]]]:
             _mega_cache(),
             fusiondata.with_autotune(),
             fusiondata.with_autotune(Autotune(note="from cache")),
+            fusiondata.with_cache_states(),
         ],
         "allocator": [
             allocatordata.result(),

@@ -12,6 +12,7 @@ from runtime_lab.compiler import frames as cf
 from runtime_lab.fusion.report import autotune as ra
 from runtime_lab.fusion.report import charts as fc
 from runtime_lab.fusion.report import checks, correctness, step
+from runtime_lab.fusion.report import compile_cache as cache
 from runtime_lab.fusion.report import frames as ff
 from runtime_lab.fusion.report import kernel_table as fk
 from runtime_lab.fusion.report import kernel_views as rk
@@ -20,7 +21,7 @@ from runtime_lab.fusion.report import summary as report_summary
 from runtime_lab.fusion.report import workload as rw
 from runtime_lab.fusion.report.cache import WorkingSet, working_set
 from runtime_lab.fusion.report.checks import OVER_CEILING_PCT as OVER
-from runtime_lab.fusion.report.figures import FusionFigures, figures
+from runtime_lab.fusion.report.figures import FusionFigures, figures, state_key
 from runtime_lab.fusion.report.roofline import roofline_chart, roofline_frame, roofs_frame
 from runtime_lab.fusion.report.verdict import verdict
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
@@ -121,24 +122,16 @@ def _kernel_metrics(
 
 
 def _compile_metrics(key: Mapping[str, Any]) -> list[Metric]:
+    """Each compile figure with the cache state it ran with, where the run recorded one."""
+
+    def shown(name: str, label: str, fmt) -> Metric:
+        value = "—" if key[name] is None else fmt(key[name])
+        return Metric(label, cache.beside(value, key.get(state_key(name))), _help(name))
+
     return [
-        Metric(
-            "cold compile",
-            "—" if key["cold_compile_s"] is None else fmt_seconds(key["cold_compile_s"]),
-            _help("cold_compile_s"),
-        ),
-        Metric(
-            "warm-cache compile",
-            "—"
-            if key["warm_cache_compile_s"] is None
-            else fmt_seconds(key["warm_cache_compile_s"]),
-            _help("warm_cache_compile_s"),
-        ),
-        Metric(
-            "warm-process call",
-            "—" if key["warm_process_s"] is None else fmt_ms(key["warm_process_s"] * 1e3),
-            _help("warm_process_s"),
-        ),
+        shown("cold_compile_s", "cold compile", fmt_seconds),
+        shown("warm_cache_compile_s", "warm-cache compile", fmt_seconds),
+        shown("warm_process_s", "warm-process call", lambda s: fmt_ms(s * 1e3)),
     ]
 
 

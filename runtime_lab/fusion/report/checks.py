@@ -8,6 +8,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from runtime_lab.fusion.report import compile_cache as cache
 from runtime_lab.fusion.report.cache import WorkingSet
 from runtime_lab.fusion.report.clock_chart import clocks_chart
 from runtime_lab.fusion.report.clocks import clock_warning, clocks_frame
@@ -28,9 +29,10 @@ def metrics(result: FusionResult, fig: FusionFigures) -> list[Metric]:
     add = result.add_gbps
     peak = result.theoretical_gbps
     naive, measured = fig.summary.get("naive_speedup"), fig.summary.get("measured_speedup")
+    state = fig.summary.get("naive_speedup_cache_state")
     speedups = Metric(
         "speed-up: naive A/B vs measured",
-        f"{'—' if naive is None else f'{naive:.3g}×'} vs "
+        f"{cache.beside('—' if naive is None else f'{naive:.3g}×', state)} vs "
         f"{'—' if measured is None else f'{measured:.3g}×'}",
         glossary.help_text(
             "fusion", "naive_speedup", "measured: warm steady-state medians, eager ÷ compiled"
@@ -85,12 +87,30 @@ def naive_note(result: FusionResult, key: Mapping[str, Any]) -> list[str]:
     naive, measured = key.get("naive_speedup"), key.get("measured_speedup")
     if not (result.timed_before_profiling and naive and measured):
         return []
+    state = key.get("naive_speedup_cache_state")
+    assumes = f" Its compiled first call: {cache.said(state)}." if state else ""
+    if state == cache.EMPTY:
+        assumes = (
+            " Its compiled first call compiled with empty cache folders of its own: what a "
+            "program compiling this graph for the first time sees, whatever ran before."
+        )
     return [
         f"A naive A/B would report {naive:.3g}× where the measured speed-up is {measured:.3g}×: "
         f"it counts {key['compiled_mode']}'s compile in its first call (the compiled arm only) "
         "and averages a few calls without warm-up, so it measures compile cost plus steady "
-        "state, not the steady state alone."
+        f"state, not the steady state alone.{assumes}"
     ]
+
+
+def first_call_note(key: Mapping[str, Any]) -> list[str]:
+    """Each compiled mode's first call with the compile cache it ran with (issue 49)."""
+    seconds, states = key.get("first_call_s") or {}, key.get("first_call_cache_state") or {}
+    if not seconds:
+        return []
+    calls = ", ".join(
+        cache.beside(f"{mode} {fmt_seconds(s)}", states.get(mode)) for mode, s in seconds.items()
+    )
+    return [f"First calls, compile included: {calls}."]
 
 
 def host_bound_note(result: FusionResult, modes: pd.DataFrame) -> list[str]:

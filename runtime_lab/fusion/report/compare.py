@@ -12,8 +12,9 @@ from runtime_lab.compare import charts as cc
 from runtime_lab.compare.kernels import Kernel
 from runtime_lab.fusion.info import FUSION_MODES
 from runtime_lab.fusion.report import frames as ff
-from runtime_lab.fusion.report.figures import ceiling, mode_figures
+from runtime_lab.fusion.report.figures import ceiling, compiled_mode, mode_figures
 from runtime_lab.fusion.report.kernel_table import short_kernel_name, triton_for
+from runtime_lab.fusion.report.verdict import quartile_speedups
 from runtime_lab.fusion.result import FusionResult, ModeResult
 from runtime_lab.results import KernelRow
 
@@ -40,6 +41,14 @@ def samples(result: FusionResult) -> dict[str, tuple[float, ...]]:
             if clock.samples_ms:
                 found[f"clocks.{mode.mode}.{clock.clock}"] = clock.samples_ms
     return found
+
+
+def spreads(result: FusionResult) -> dict[str, tuple[float, float, int]]:
+    """The measured speed-up's spread, (low, high, samples): the speed-up within both arms'
+    IQRs (the verdict's own range), so its change gets a noise verdict by the rule a time's does."""
+    compiled = compiled_mode(result)
+    found = quartile_speedups(result, compiled.mode) if compiled else None
+    return {"measured_speedup": found} if found else {}
 
 
 def _launch(row: KernelRow, mode: ModeResult) -> str:

@@ -9,12 +9,13 @@ from typing import Any
 
 import pandas as pd
 
+from runtime_lab.fusion.report import compile_cache as cache
 from runtime_lab.fusion.report import step
 from runtime_lab.fusion.report.autotune import figures as autotune_figures
 from runtime_lab.fusion.report.clocks import clock_medians, clock_rows
 from runtime_lab.fusion.report.kernel_table import longest, resources_frame
 from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
-from runtime_lab.results import stats
+from runtime_lab.results import CompileLatency, stats
 
 HOST_BOUND_FRACTION = 0.8  # issuing a call takes ≥ 80 % of its device time: the GPU waits on it
 
@@ -152,17 +153,58 @@ def _verdict(device, host) -> str:
     return "host-bound" if host.median >= HOST_BOUND_FRACTION * device.median else "device-bound"
 
 
-def _compiled(result: FusionResult) -> ModeResult | None:
+def compiled_mode(result: FusionResult) -> ModeResult | None:
     fused = [m for m in result.modes if m.mode.startswith("inductor") and m.ran]
     preferred = [m for m in fused if m.mode == "inductor"]
     return (preferred or fused or [None])[0]
 
 
+def compile_record(mode: ModeResult | None, scenario: str) -> CompileLatency | None:
+    """A mode's first compile record of a scenario ("cold", "first call", …), if any."""
+    return next((c for c in (mode.compile if mode else ()) if c.scenario == scenario), None)
+
+
 def _latency(mode: ModeResult | None, scenario: str) -> float | None:
-    for c in mode.compile if mode else ():
-        if c.scenario == scenario:
-            return c.first_call_s
-    return None
+    found = compile_record(mode, scenario)
+    return found.first_call_s if found else None
+
+
+# each compile figure and the scenario it reads: its cache state goes beside it, under the
+# figure's name with _cache_state for _s (issue 49)
+COMPILE_FIGURES = {
+    "cold_compile_s": "cold",
+    "warm_cache_compile_s": "warm-cache",
+    "warm_process_s": "warm-process",
+    "fresh_process_s": "fresh-process",
+    "mega_cache_s": "mega-cache",
+}
+
+
+def state_key(figure: str) -> str:
+    """Where a figure's cache state sits: cold_compile_s -> cold_compile_cache_state."""
+    return f"{figure.removesuffix('_s')}_cache_state"
+
+
+def cache_figures(result: FusionResult, found: dict[str, Any]) -> dict[str, Any]:
+    """`found` with the cache state each compile figure and the naive A/B ran with beside it,
+    then each compiled mode's first call and its state; a run recorded before issue 49 keeps
+    the summary it had."""
+    if not any(c.cache_dirs for m in result.modes for c in m.compile):
+        return found
+    own, compiled = result.cache_token, compiled_mode(result)
+    records = {key: compile_record(compiled, scenario) for key, scenario in COMPILE_FIGURES.items()}
+    arms = naive_arms(result) if "naive_speedup" in found else None
+    records["naive_speedup"] = compile_record(compiled, arms.record) if arms else None
+    placed: dict[str, Any] = {}
+    for key, value in found.items():
+        placed[key] = value
+        if records.get(key) is not None:
+            placed[state_key(key)] = cache.state(records[key], own)
+    firsts = [(m.mode, compile_record(m, NAIVE_RECORD)) for m in result.modes]
+    firsts = [(mode, c) for mode, c in firsts if c is not None and c.cache_dirs]
+    placed["first_call_s"] = {mode: c.first_call_s for mode, c in firsts}
+    placed["first_call_cache_state"] = {mode: cache.state(c, own) for mode, c in firsts}
+    return placed
 
 
 # the compiled arm's own first call in this job, kept in the stored run (run_mode records it;
@@ -204,7 +246,7 @@ def naive_arms(result: FusionResult) -> NaiveArms | None:
     end); a run stored before that record was kept, its warm-cache or cold record (said so by
     `record`); Timing.first_call_ms is taken after the compile, so it is the last resort."""
     eager = next((m for m in result.modes if m.mode == "eager" and m.timing), None)
-    compiled = _compiled(result)
+    compiled = compiled_mode(result)
     if eager is None or compiled is None or compiled.timing is None:
         return None
     first = {c.scenario: c.first_call_s for c in compiled.compile if c.first_call_s is not None}
@@ -236,7 +278,10 @@ def _ratio(loops: dict[str, float | None], mode: str) -> float | None:
 def _summary(result, modes, best, source, resources) -> dict[str, Any]:
     """Runs timed before profiling add clocks, naive_speedup and the best ceiling; an older
     stored run keeps the summary it had."""
-    eager, compiled = next((m for m in result.modes if m.mode == "eager"), None), _compiled(result)
+    eager, compiled = (
+        next((m for m in result.modes if m.mode == "eager"), None),
+        compiled_mode(result),
+    )
     by = {f.mode: f for f in modes}
     eager_ms = by["eager"].steady_state_ms if "eager" in by else None
     compiled_ms = by[compiled.mode].steady_state_ms if compiled and compiled.mode in by else None
@@ -293,7 +338,7 @@ def _summary(result, modes, best, source, resources) -> dict[str, Any]:
             "theoretical_gbps": result.theoretical_gbps,
             "max_ceiling_pct": max(pcts, default=None),
         }
-    return found
+    return cache_figures(result, found)
 
 
 def predicted_speedup(result: FusionResult, eager: ModeResult | None) -> float | None:

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from runtime_lab.fusion.report import compile_cache
 from runtime_lab.fusion.report.figures import ModeFigures
 from runtime_lab.fusion.report.kernel_table import short_kernel_name
 from runtime_lab.fusion.result import CompileLatency, FusionResult, ModeResult
@@ -193,11 +194,14 @@ def compile_frame(result: FusionResult) -> pd.DataFrame:
                         "aot_cache_misses": c.aot_cache_misses,
                         "detail": c.detail,
                         "artifact_bytes": c.artifact_bytes,
+                        "cache_state": compile_cache.state(c, result.cache_token),
                     }
                 )
     columns = ["mode", "scenario", "phase", "seconds", "first_call_s", "phases_stale", "compiles"]
+    # the cache state where the run recorded one (issue 49): older runs draw as they did
+    states = ["cache_state"] if any(r["cache_state"] for r in rows) else []
     cache = ["fx_cache_hits", "fx_cache_misses", "aot_cache_hits", "aot_cache_misses", "detail"]
-    return pd.DataFrame(rows, columns=[*columns, *cache, "artifact_bytes"])
+    return pd.DataFrame(rows, columns=[*columns, *states, *cache, "artifact_bytes"])
 
 
 def compile_table(long: pd.DataFrame) -> pd.DataFrame:
@@ -260,20 +264,27 @@ def _seconds(value: float | None) -> str:
     return f"{value:.2f} s" if value >= 1 else f"{value * 1e3:.3g} ms"
 
 
-def _evidence(mode: ModeResult, fig: ModeFigures) -> dict[str, str]:
+def _evidence(mode: ModeResult, fig: ModeFigures, own: str = "") -> dict[str, str]:
+    """`own`: the run's cache token, which names its own compile-cache writes."""
     by = {c.scenario: c for c in mode.compile}
+    first = by.get("first call")
     if "cold" in by:
         cold = _seconds(by["cold"].first_call_s) + " (fresh caches)"
-    elif "first call" in by:
-        cold = _seconds(by["first call"].first_call_s) + " (first call, caches as they were)"
+    elif first and first.cache_dirs is None:  # a run from before its cache state was recorded
+        cold = _seconds(first.first_call_s) + " (first call, caches as they were)"
     else:
         cold = "—"
     warm = by.get("warm-cache")
     if warm:
         hit = "hit" if warm.fx_cache_hits or warm.aot_cache_hits else "miss"
-        persistence = f"{_seconds(warm.first_call_s)} with the persistent cache ({hit})"
+        said = compile_cache.said(compile_cache.state(warm, own))
+        persistence = f"{_seconds(warm.first_call_s)} with the persistent cache ({said or hit})"
     else:
         persistence = "not measured"
+    firsts = {}
+    if first is not None and first.cache_dirs is not None:
+        state = compile_cache.state(first, own)
+        firsts["first call"] = compile_cache.beside(_seconds(first.first_call_s), state)
     process = by.get("warm-process")
     counts = [f"{c.scenario} {c.compiles}, {c.fx_cache_hits}" for c in by.values()]
     breaks = "—" if mode.graph_breaks is None else str(mode.graph_breaks)
@@ -291,6 +302,7 @@ def _evidence(mode: ModeResult, fig: ModeFigures) -> dict[str, str]:
     if mode.cudagraph_skip:
         graphs += f" ({mode.cudagraph_skip})"
     found = {
+        **firsts,
         "cold compile": cold,
         "cache persistence": persistence,
         "warm process (guards + run)": _seconds(process.first_call_s) if process else "—",
@@ -354,7 +366,7 @@ def evidence_frame(result: FusionResult, figures: Sequence[ModeFigures]) -> pd.D
         {"mode": m.mode, "check": check, "evidence": text}
         for m in result.modes
         if m.mode != "eager"
-        for check, text in _evidence(m, by_mode[m.mode]).items()
+        for check, text in _evidence(m, by_mode[m.mode], result.cache_token).items()
     ]
     return pd.DataFrame(rows, columns=["mode", "check", "evidence"])
 

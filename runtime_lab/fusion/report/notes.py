@@ -89,7 +89,8 @@ def notes(
     if missing:
         notes.append(f"Sweep sizes skipped (did not fit in free memory): {', '.join(missing)}")
     notes += sweep.notes(result)
-    extra = checks.naive_note(result, key) + checks.host_bound_note(result, modes)
+    extra = checks.naive_note(result, key) + checks.first_call_note(key)
+    extra += checks.host_bound_note(result, modes)
     extra += cf.notes((m.mode, m.compile_evidence) for m in result.modes)
     if any(m.compile_evidence for m in result.modes):
         extra.append(EVIDENCE_NOTE)

@@ -8,10 +8,11 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from runtime_lab.fusion.report import compile_cache as cache
 from runtime_lab.fusion.report import step
 from runtime_lab.fusion.report.cache import WorkingSet
 from runtime_lab.fusion.report.checks import over_ceiling
-from runtime_lab.fusion.report.figures import NAIVE_RECORD, FusionFigures, naive_arms
+from runtime_lab.fusion.report.figures import NAIVE_RECORD, FusionFigures, naive_arms, state_key
 from runtime_lab.fusion.result import FusionResult
 from runtime_lab.glossary.ratio import span
 from runtime_lab.report import CACHE, CLOCKS, Metric, Summary
@@ -65,20 +66,21 @@ def _seconds(value: float | None) -> str:
     return "—" if value is None else fmt_seconds(value)
 
 
-def naive_value(result: FusionResult, naive: float | None) -> str:
-    """The naive A/B figure with the call count after which its verdict flips."""
+def naive_value(result: FusionResult, naive: float | None, state: str | None = None) -> str:
+    """The naive A/B figure with the call count after which its verdict flips, and the cache
+    its compiled first call ran with (key figures' naive_speedup_cache_state)."""
     arms = naive_arms(result)
     if naive is None or arms is None:
         return "—"
     flips = arms.break_even
-    text = f"{naive:.3g}×"
-    if flips is not None:
-        text += f" (flips after {math.ceil(flips):,} calls)"
-    return text
+    said = [f"flips after {math.ceil(flips):,} calls"] if flips is not None else []
+    said += [cache.said(state)] if state else []
+    return f"{naive:.3g}×" + (f" ({'; '.join(said)})" if said else "")
 
 
-def naive_detail(result: FusionResult) -> str | None:
-    """Which record gave the compiled arm's first call, and the arms it adds up."""
+def naive_detail(result: FusionResult, state: str | None = None) -> str | None:
+    """Which record gave the compiled arm's first call, the cache it ran with, and the arms
+    it adds up."""
     arms = naive_arms(result)
     if arms is None:
         return None
@@ -87,11 +89,12 @@ def naive_detail(result: FusionResult) -> str | None:
         if arms.record == NAIVE_RECORD
         else " (a run stored before its own first call was kept: this record instead)"
     )
+    with_cache = f", {cache.said(state)}" if state else " (its cache state not recorded)"
     return (
         f"Here: k = {arms.calls} calls per arm; eager's first call {fmt_ms(arms.eager_first_ms)}, "
         f"the compiled first call {fmt_ms(arms.compiled_first_ms)} from its "
-        f"'{arms.record}' compile record{older}. The verdict flips where the totals cross: "
-        "(compiled first − eager first) ÷ (eager median − compiled median) calls."
+        f"'{arms.record}' compile record{older}{with_cache}. The verdict flips where the totals "
+        "cross: (compiled first − eager first) ÷ (eager median − compiled median) calls."
     )
 
 
@@ -107,10 +110,11 @@ def _pairs(result: FusionResult, fig: FusionFigures) -> tuple[tuple[Metric, ...]
         figure("fusion", "steady_state_ms.eager", _steady(fig, "eager")),
         figure("fusion", f"steady_state_ms.{compiled or 'compiled'}", _steady(fig, compiled)),
     )
-    compile_pair = (
-        figure("fusion", "cold_compile_s", _seconds(key["cold_compile_s"])),
-        figure("fusion", "warm_cache_compile_s", _seconds(key["warm_cache_compile_s"])),
+    compile_pair = tuple(
+        figure("fusion", name, cache.beside(_seconds(key[name]), key.get(state_key(name))))
+        for name in ("cold_compile_s", "warm_cache_compile_s")
     )
+    naive_state = key.get("naive_speedup_cache_state")
     if step.stepped(result):  # the speed-up is the headline's; what each saved for backward
         return pairs(kernels, steady, _saved_pair(result, compiled), compile_pair)
     return pairs(
@@ -118,7 +122,12 @@ def _pairs(result: FusionResult, fig: FusionFigures) -> tuple[tuple[Metric, ...]
         steady,
         (
             figure("fusion", "measured_speedup", "—" if measured is None else f"{measured:.2f}×"),
-            figure("fusion", "naive_speedup", naive_value(result, naive), naive_detail(result))
+            figure(
+                "fusion",
+                "naive_speedup",
+                naive_value(result, naive, naive_state),
+                naive_detail(result, naive_state),
+            )
             if result.timed_before_profiling
             else figure("fusion", "predicted_speedup", f"{key['predicted_speedup']:.2f}×"),
         ),
@@ -152,9 +161,10 @@ def _prose(result: FusionResult, fig: FusionFigures, modes: pd.DataFrame) -> lis
         )
     naive, measured = key.get("naive_speedup"), key["measured_speedup"]
     if result.timed_before_profiling and naive and measured:
+        state = key.get("naive_speedup_cache_state")
         found.append(
             f"A naive A/B (the compile inside the compiled arm's first call, no warm-up) reads "
-            f"{naive_value(result, naive)} where the steady state reads {measured:.3g}×."
+            f"{naive_value(result, naive, state)} where the steady state reads {measured:.3g}×."
         )
     if result.device == "cpu":
         found.append(

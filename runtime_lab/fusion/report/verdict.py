@@ -32,7 +32,7 @@ def verdict(result: FusionResult, fig: FusionFigures) -> Verdict | None:
     if noisy:
         spread = ", ".join(f"{f.mode} {100 * f.iqr_ms / f.steady_state_ms:.0f} %" for f in noisy)
         doubts.append(f"noisy (IQR/median: {spread})")
-        ratios += _quartile_ratios(result, compiled)
+        ratios += list(quartile_speedups(result, compiled) or ())[:2]
     clocked = _clock_doubts(fig, arms, measured, ratios)
     doubts += clocked
     if clocked and (launch := launch_bound(result, by, arms)):
@@ -67,13 +67,14 @@ def verdict(result: FusionResult, fig: FusionFigures) -> Verdict | None:
     )
 
 
-def _quartile_ratios(result: FusionResult, compiled: str) -> list[float]:
-    """Eager's quartiles over the compiled mode's, the far ends: the speed-up within the IQRs."""
+def quartile_speedups(result: FusionResult, compiled: str) -> tuple[float, float, int] | None:
+    """Eager's quartiles over the compiled mode's, the far ends: the speed-up within both IQRs,
+    (low, high, samples of the smaller arm); None without both arms' samples."""
     found = {m.mode: stats(m.timing.primary_ms) for m in result.modes if m.timing}
     eager, other = found.get("eager"), found.get(compiled)
     if not (eager and other and other.q1 > 0 and other.q3 > 0):
-        return []
-    return [eager.q1 / other.q3, eager.q3 / other.q1]
+        return None
+    return eager.q1 / other.q3, eager.q3 / other.q1, min(eager.count, other.count)
 
 
 def _clock_doubts(fig: FusionFigures, arms, measured: float, ratios: list[float]) -> list[str]:

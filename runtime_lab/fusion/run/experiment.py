@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 
 import torch
@@ -15,14 +18,16 @@ from runtime_lab.fusion.result import (
     SavedForBackward,
 )
 from runtime_lab.fusion.run import autotune, correctness, grads
+from runtime_lab.fusion.run.cache_runs import warm_from
 from runtime_lab.fusion.run.clocks import PROFILED_CALLS, cross_check, profile_mode
 from runtime_lab.fusion.run.evidence import add_evidence
-from runtime_lab.fusion.run.latency import SUBPROCESS_NOTE, compile_latencies
-from runtime_lab.fusion.run.modes import GRAPH_MODES, INDUCTOR_MODES, build
+from runtime_lab.fusion.run.latency import SUBPROCESS_NOTE, compile_latencies, latency_mode
+from runtime_lab.fusion.run.modes import GRAPH_MODES, INDUCTOR_MODES, build, compiles
 from runtime_lab.fusion.run.sweep import sweep
 from runtime_lab.lab import compile_tools as ct
 from runtime_lab.lab import device_limits, saved, triton_meta
 from runtime_lab.lab.base import Context
+from runtime_lab.lab.cache_env import cache_dirs
 from runtime_lab.lab.ceiling import ceilings
 from runtime_lab.lab.compute_ceiling import matmul_tflops, peak_tflops
 from runtime_lab.lab.timing import CPU_FLUSH_BYTES, CUDA_FLUSH_BYTES, measure
@@ -47,8 +52,9 @@ def run_mode(mode: str, spec: RunSpec, made: dict, ctx: Context) -> tuple[ModeRe
     """Build, check, then time a mode on the lab's clock; no profiler here (its loop and other
     clocks come once every mode has its headline figure: run_clocks.cross_check). Returns
     the result and the callable, which the job profiles once every timed phase is done. Its
-    compile is the first call's, caches as they are: the cold / warm-cache / warm-process
-    latencies come after every mode's steady state (compile_latencies), so a headline needs none."""
+    compile is the first call's, with the caches _first_caches gives it: the cold / warm-cache /
+    warm-process latencies come after every mode's steady state (compile_latencies), so a
+    headline needs none."""
     inputs, device = made["work"].inputs, ctx.device
     moved = made["ideal_bytes"] if mode in FUSED else made["eager_bytes"]
     base = {
@@ -61,13 +67,13 @@ def run_mode(mode: str, spec: RunSpec, made: dict, ctx: Context) -> tuple[ModeRe
         return ModeResult(ran=False, error="CUDA graphs need a GPU", **base), None
     ct.clear_records()
     code_mark = ct.code_modules()
-    compiles = []
+    records = []
     ctx.progress(f"{mode}: first call", None, None)
     fn = build(mode, spec, inputs)
-    with autotune.capture(mode, device) as tuning:  # max-autotune on CUDA: its choices
-        first = ct.timed_call(fn, device)
+    with _first_caches(mode, made) as watch, autotune.capture(mode, device) as tuning:
+        first = ct.timed_call(fn, device)  # max-autotune on CUDA: its choices are captured
     if mode != "eager":
-        compiles = [_first_call(first)]
+        records = [_first_call(first, watch)]
     out = fn().clone()
     checks = _check(out, spec, made)
     graded = grads.checks(fn, made)  # with a backward: the gradients against float64
@@ -79,14 +85,14 @@ def run_mode(mode: str, spec: RunSpec, made: dict, ctx: Context) -> tuple[ModeRe
     info = {
         **base,
         **checks,
-        "compile": tuple(compiles),
+        "compile": tuple(records),
         "unique_graphs": graphs if mode not in ("eager", *GRAPH_MODES) else None,
         "graph_breaks": breaks if mode not in ("eager", *GRAPH_MODES) else None,
         "break_reasons": reasons,
         "generated_code": ct.generated_code(code_mark) if mode in INDUCTOR_MODES else None,
         "cuda_graph_compatible": _graph_ok(mode, device),
         "cudagraph_skip": ct.cudagraph_skip() if mode == "inductor-reduce-overhead" else None,
-        "autotune": autotune.result(tuning, compiles[0] if compiles else None),
+        "autotune": autotune.result(tuning, records[0] if records else None),
     }
     if checks["not_timed"]:  # NaN, inf or another shape: nothing a time could be quoted for
         return ModeResult(ran=False, error=f"{checks['not_timed']}: not timed", **info), None
@@ -108,12 +114,31 @@ def run_mode(mode: str, spec: RunSpec, made: dict, ctx: Context) -> tuple[ModeRe
     return ModeResult(ran=True, timing=timing, **info), fn
 
 
-def _first_call(first_s: float) -> CompileLatency:
-    """The compiled arm's own first call: its compile as configured, caches as they are. Where
-    Dynamo compiled nothing (this function was already compiled in the process), it says so:
-    the seconds are then a call's, not a compile's."""
-    latency = ct.latency("first call", first_s)
-    detail = "compile as configured (caches as they are)"
+@contextmanager
+def _first_caches(mode: str, made: dict) -> Iterator[dict]:
+    """The caches a mode's first call compiles with: the naive A/B's compiled arm (naive_mode)
+    an empty folder of the job's, so that its figure is a first compile of the graph whatever
+    ran before; any other mode the worker's persistent ones, as earlier runs left them. Yields
+    the cache state (ct.cache_watch), {} for a mode that compiles nothing."""
+    if not compiles(mode):
+        yield {}
+        return
+    empty = mode == made["naive_mode"]
+    where = cache_dirs(made["empty_caches"]) if empty else nullcontext()
+    with where, ct.cache_watch(made["cache_token"], "empty" if empty else "persistent") as found:
+        yield found
+
+
+def _first_call(first_s: float, cache: dict) -> CompileLatency:
+    """A compiled mode's own first call: its compile as configured, with the caches it had.
+    Where Dynamo compiled nothing (this function was already compiled in the process), it says
+    so: the seconds are then a call's, not a compile's."""
+    latency = replace(ct.latency("first call", first_s), **cache)
+    detail = "compile as configured, " + (
+        "with empty cache folders of its own (the naive A/B's compiled arm)"
+        if latency.cache_dirs == "empty"
+        else "with the worker's persistent caches as earlier runs left them"
+    )
     if not latency.compiles:
         detail += "; 0 compiles: this graph was already compiled in the process"
     return replace(latency, detail=detail)
@@ -176,23 +201,26 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
     grads.prepare(spec, made)  # a backward pass: refused here, in one line, if there is none
     modes = spec.option("modes").split(",")
     results, callables = [], {}
+    made["naive_mode"], made["cache_token"] = latency_mode(modes), uuid.uuid4().hex
     # Phase 1, every timed figure of the job: modes, the fresh processes, the sweep, the ceiling
-    for i, mode in enumerate(modes):
-        ctx.progress(f"mode {i + 1}/{len(modes)}: {mode}", i, len(modes))
-        try:
-            found, callables[mode] = run_mode(mode, spec, made, ctx)
-            results.append(found)
-        except Exception as exc:  # one mode failing (e.g. a compile error) must not hide the rest
-            error = f"{type(exc).__name__}: {exc}"[:2000]
-            results.append(
-                ModeResult(mode=mode, ran=False, error=error, not_timed=correctness.one_line(error))
-            )
+    with ct.empty_cache_root(device) as empty:
+        made["empty_caches"] = empty  # the naive A/B's arm compiles there (_first_caches)
+        for i, mode in enumerate(modes):
+            ctx.progress(f"mode {i + 1}/{len(modes)}: {mode}", i, len(modes))
+            try:
+                found, callables[mode] = run_mode(mode, spec, made, ctx)
+                results.append(found)
+            except Exception as exc:  # one mode failing (a compile error) must not hide the rest
+                error = f"{type(exc).__name__}: {exc}"[:2000]
+                not_timed = correctness.one_line(error)
+                results.append(ModeResult(mode=mode, ran=False, error=error, not_timed=not_timed))
     del made["ref64"]
     made.pop("grads", None)
     plain = spec.option("workload") == "pointwise"
     if not plain and (spec.option("fresh_process") or spec.option("mega_cache")):
         made["notes"].append(SUBPROCESS_NOTE)
-    points = sweep(spec, results, ctx, made["notes"]) if spec.option("sweep") else ()
+    with ct.cache_watch(made["cache_token"], "persistent"):  # what it writes is this run's
+        points = sweep(spec, results, ctx, made["notes"]) if spec.option("sweep") else ()
     _ceilings(spec, device, made, ctx)
     # the headline is in (every steady state, the ceiling): a page can draw it now
     ctx.phase("headline", _result(spec, device, results, points, made))
@@ -200,7 +228,8 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
     # After the headline: on the H100 they took 0.6 s of the 0.8 s per mode before it.
     results = [cross_check(r, callables.get(r.mode), device, ctx) for r in results]
     inputs = made["work"].inputs
-    results = compile_latencies(results, spec, inputs, ctx, callables)
+    results = compile_latencies(results, spec, inputs, ctx, callables, made["cache_token"])
+    results = warm_from(results, made["cache_token"])  # every timed figure is in: read history
     ctx.phase("evidence", _result(spec, device, results, points, made))
     # Phase 2, the job's profiler sessions: after everything timed, on the same callables
     for i, mode in enumerate(results):
@@ -262,6 +291,7 @@ def _result(spec: RunSpec, device, results: list, points: tuple, made: dict) -> 
         device_limits=limits,
         limits_note=limits_note,
         training_pass=passes.of(spec),
+        cache_token=made["cache_token"],
         **made.get("step_bytes", {}),
         **made["ceiling"],
         **made["compute"],

@@ -83,8 +83,8 @@ def main(args: dict) -> dict:
     _sync(torch, device)
     t4 = time.perf_counter()
     found |= {"import_s": t1 - t0, "isa_s": isa_s, "init_s": t2 - checked, "compile_s": t4 - t3}
-    if role == "fresh":
-        return found
+    if role == "fresh":  # its cache counters say what its empty folders gave it (issue 49)
+        return found | _phases()
     if role == "save":
         saved = torch.compiler.save_cache_artifacts()
         if saved is not None:

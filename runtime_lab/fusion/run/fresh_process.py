@@ -53,7 +53,15 @@ def fresh_process_latency(mode: str, spec: RunSpec, device: torch.device) -> Com
         f"{isa_phase(phases)}device init {phases['init_s']:.1f} s, compile + first call "
         f"{phases['compile_s']:.1f} s"
     )
-    return CompileLatency(FRESH, total, detail=detail)
+    return CompileLatency(FRESH, total, detail=detail, **_counters(phases))
+
+
+def _counters(phases: dict) -> dict:
+    """A child's compiles and cache hits and misses, as CompileLatency's fields."""
+    names = {"fx_hits": "fx_cache_hits", "fx_misses": "fx_cache_misses"}
+    names |= {"aot_hits": "aot_cache_hits", "aot_misses": "aot_cache_misses"}
+    names |= {"compiles": "compiles"}
+    return {field: phases[key] for key, field in names.items() if key in phases}
 
 
 def supported() -> bool:
@@ -93,11 +101,7 @@ def mega_cache_latency(mode: str, spec: RunSpec, device: torch.device) -> Compil
         inductor_s=loaded["inductor_s"],
         codegen_s=loaded["codegen_s"],
         triton_s=loaded["triton_s"],
-        fx_cache_hits=loaded["fx_hits"],
-        fx_cache_misses=loaded["fx_misses"],
-        aot_cache_hits=loaded["aot_hits"],
-        aot_cache_misses=loaded["aot_misses"],
-        compiles=loaded["compiles"],
+        **_counters(loaded),
         artifact_bytes=saved["bytes"],
         detail=_detail(saved, loaded, total),
     )

@@ -1,4 +1,4 @@
-"""Fusion's compile latency: cold, warm cache, warm process, and the fresh-process figures."""
+"""Fusion's compile latency: cold, warm cache, warm process, fresh process, with cache states."""
 
 from __future__ import annotations
 
@@ -17,59 +17,86 @@ SUBPROCESS_NOTE = (
 )
 
 
-def _latencies(mode: str, spec: RunSpec, inputs: tuple, ctx: Context) -> list[CompileLatency]:
-    """Cold (fresh cache dirs), warm cache (persistent dirs, state reset), warm process."""
-    device = ctx.device
+def _timed(fn, device, token: str, dirs: str, scenario: str, detail: str) -> CompileLatency:
+    """One synchronised call of fn as a compile record, with the cache state it ran with."""
+    with ct.cache_watch(token, dirs) as cache:
+        seconds = ct.timed_call(fn, device)
+    return replace(ct.latency(scenario, seconds, detail), **cache)
+
+
+def _cold(mode: str, spec: RunSpec, inputs: tuple, ctx: Context, token: str, first) -> list:
+    """The cold compile: the mode's own first call where that compiled with empty cache
+    folders of its own (the naive A/B's arm: one compile serves both figures), else one more
+    compile with fresh cache dirs, Dynamo reset."""
+    if first is not None and first.cache_dirs == "empty" and first.compiles:
+        detail = "the mode's first call in this job (empty cache folders of its own)"
+        return [replace(first, scenario="cold", detail=detail)]
     ctx.progress(f"{mode}: cold compile (fresh caches)", None, None)
-    with ct.fresh_cache_dirs(device):
+    with ct.fresh_cache_dirs(ctx.device):
         ct.reset()
-        cold = ct.timed_call(build(mode, spec, inputs, fresh=True), device)
-        found = [ct.latency("cold", cold, "fresh Inductor and Triton cache directories")]
+        cold = build(mode, spec, inputs, fresh=True)
+        detail = "fresh Inductor and Triton cache directories"
+        return [_timed(cold, ctx.device, token, "empty", "cold", detail)]
+
+
+def _latencies(
+    mode: str, spec: RunSpec, inputs: tuple, ctx: Context, token: str, first=None
+) -> list[CompileLatency]:
+    """Cold (empty cache dirs), warm cache (persistent dirs, state reset), warm process;
+    `first`: the mode's own first-call record."""
+    device = ctx.device
+    found = _cold(mode, spec, inputs, ctx, token, first)
     ctx.progress(f"{mode}: compile with the persistent cache", None, None)
     ct.reset()
-    first = ct.timed_call(build(mode, spec, inputs, fresh=True), device)
-    if ct.latency("warm-cache", first).fx_cache_misses:  # cache was empty: fill it, then measure
+    probe = _timed(build(mode, spec, inputs, fresh=True), device, token, "persistent", "", "")
+    if probe.fx_cache_misses:  # this graph was not in the cache: it is now; measure a hit
         ct.reset()
-        ct.timed_call(build(mode, spec, inputs, fresh=True), device)
+        _timed(build(mode, spec, inputs, fresh=True), device, token, "persistent", "", "")
     ct.reset()
     fn = build(mode, spec, inputs, fresh=True)
-    warm = ct.timed_call(fn, device)
-    found.append(
-        ct.latency("warm-cache", warm, "persistent cache in the data directory, state reset")
-    )
+    detail = "persistent cache in the data directory, state reset"
+    found.append(_timed(fn, device, token, "persistent", "warm-cache", detail))
     ct.clear_records()  # keep the compiled code; count only what this call does
-    again = ct.timed_call(fn, device)
-    found.append(ct.latency("warm-process", again, "already compiled: guard check and run only"))
+    detail = "already compiled: guard check and run only"
+    found.append(_timed(fn, device, token, "persistent", "warm-process", detail))
     return found
 
 
 def compile_latencies(
-    results: list, spec: RunSpec, inputs: tuple, ctx: Context, callables: dict
+    results: list, spec: RunSpec, inputs: tuple, ctx: Context, callables: dict, token: str
 ) -> list:
     """Compile latency, still timed in this clean process, after every steady state: cold
     (fresh cache dirs), warm cache and warm process; then the fresh-process and mega-cache
     figures, each in interpreters of its own. The cold compile resets Dynamo, so the compiled
-    callables are built again (from the warm cache) for the profiler."""
+    callables are built again (from the warm cache) for the profiler. Each record carries the
+    cache state it ran with; what its compiles wrote is recorded as the job `token`'s."""
     mode = latency_mode([r.mode for r in results])
     compiled = next((r for r in results if r.mode == mode and r.compile), None)
     plain = spec.option("workload") == "pointwise"
     if spec.option("compile_latency") and compiled is not None:
         try:
-            found = _latencies(mode, spec, inputs, ctx)
             # the job's own first call stays: the naive A/B reads it at the headline and at the
             # end (a warm-cache re-compile in its place changed the figure between the two)
             own = [c for c in compiled.compile if c.scenario == "first call"]
+            found = _latencies(mode, spec, inputs, ctx, token, next(iter(own), None))
             results = [replace(r, compile=(*own, *found)) if r is compiled else r for r in results]
         except Exception as exc:  # the steady states stand; say why the latency is missing
             error = f"compile latency failed: {type(exc).__name__}: {exc}"[:2000]
             results = [replace(r, error=r.error or error) if r is compiled else r for r in results]
-        _rebuild(callables, spec, inputs)
+        with ct.cache_watch(token, "persistent"):  # what it writes is this run's
+            _rebuild(callables, spec, inputs)
+    # each child compiles with empty cache folders of its own; mega-cache's second child finds
+    # what the first (this run) saved
+    empty = {"cache_dirs": "empty", "cache_entries_before": 0}
     if spec.option("fresh_process") and mode and plain:
         ctx.progress("cold compile in a fresh process", None, None)
-        results = _add(results, mode, fresh_process_latency(mode, spec, ctx.device))
+        found = replace(fresh_process_latency(mode, spec, ctx.device), **empty)
+        results = _add(results, mode, found)
     if spec.option("mega_cache") and mode and plain:
         ctx.progress("mega-cache: save in one fresh process, load in another", None, None)
-        results = _add(results, mode, mega_cache_latency(mode, spec, ctx.device))
+        found = replace(mega_cache_latency(mode, spec, ctx.device), **empty)
+        writers = (token,) if found.fx_cache_hits or found.aot_cache_hits else ()
+        results = _add(results, mode, replace(found, cache_writers=writers))
     return results
 
 
