@@ -40,6 +40,9 @@ STAGES = {
     "compare": "report.compare",
     # what to apply to a stored run and run again (recompiles: mark a changing dim dynamic)
     "suggest": "report.suggest",
+    # what a job may take from an earlier stored run instead of measuring it again (fusion:
+    # the compile records of a run with the same compile inputs)
+    "reuse": "report.reuse",
 }
 
 
@@ -96,6 +99,13 @@ def suggester(name: str) -> ModuleType | None:
     """The suggest stage (for_run(spec, result) → a suggestion with its explanation, applied(spec,
     suggestion) → the spec to run next, before_after), or None where the experiment has none."""
     return _optional_stage(name, "suggest")
+
+
+def reuser(name: str) -> ModuleType | None:
+    """The reuse stage (lender(spec, env, history) → the stored run a job may take figures
+    from, lent(run) → what its worker is told, merged(result, run) → the job's result made
+    whole from it), or None where the experiment has none."""
+    return _optional_stage(name, "reuse")
 
 
 def glossary(name: str) -> tuple[Any, ...]:

@@ -172,6 +172,9 @@ class CompileLatency:
     # writers in the cache folder ("": an entry the lab has no writer for)
     cache_writers: tuple[str, ...] = ()
     warm_from_runs: tuple[int, ...] = ()  # this lab's stored runs whose jobs wrote them
+    # the stored run that measured it, where the run holding it took its compile records from
+    # there (fusion's compile_from_run); None: measured by the run that holds it
+    measured_in_run: int | None = None
 
 
 def to_plain(result: Any) -> dict[str, Any]:

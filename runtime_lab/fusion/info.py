@@ -95,6 +95,16 @@ INFO = ExperimentInfo(
             ),
             kind="bool",
         ),
+        "reuse_compile": OptionSpec(
+            default=True,
+            help=(
+                "take compile latency and compile evidence from this machine's newest earlier "
+                "run whose spec differs only in warm-up, timed calls, L2 flush or seed (the "
+                "report names it): no cold compile, the compiled first call uses the persistent "
+                "cache. Off: compile cold and trace again, as a first run does"
+            ),
+            kind="bool",
+        ),
         "sweep": OptionSpec(
             default="",
             help="square sizes to sweep, e.g. 256,1024,4096,16384 (empty: no sweep)",

@@ -13,6 +13,9 @@ from runtime_lab.results import CompileLatency, GpuState, KernelRow, Timing, Tri
 # (Runs record their own: the long-chain variant's eager count comes from its op list.)
 EAGER_TRANSFERS = 11
 FUSED_TRANSFERS = 3
+# the naive A/B's compiled first call where the run took its cold one from an earlier run
+# (FusionResult.compile_from_run): this run's own, with the persistent cache, kept beside it
+OWN_FIRST_CALL = "this run's first call"
 
 
 @dataclass(frozen=True)
@@ -223,6 +226,11 @@ class FusionResult:
     # issue 49: this job's name in the lab's record of who wrote each compile-cache entry
     # (CompileLatency.cache_writers of a later run); "" in older runs
     cache_token: str = ""
+    # issue 49: the stored run whose compile latency and compile evidence this run holds (same
+    # compile inputs, only timing fields changed): its compiled first call used the persistent
+    # cache, and the server copied those records in (fusion/report/reuse.py); None: measured
+    # here, and in older runs
+    compile_from_run: int | None = None
 
 
 RESULT_TYPE = FusionResult  # what the registry rebuilds a stored run into

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import psutil
 import torch
@@ -34,6 +35,9 @@ class Context:
     # traces, sanitizers) times nothing, so the server may start the next worker meanwhile
     # and show the partial result (issue 27)
     phase: Callable[[str, object], None] = _no_phase
+    # what the server found to take from an earlier stored run instead of measuring it again
+    # (fusion: {"compile_from_run": 3}); {}: measure everything
+    reuse: dict[str, Any] = field(default_factory=dict)
 
 
 def torch_dtype(name: str) -> torch.dtype:

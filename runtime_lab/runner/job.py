@@ -47,6 +47,9 @@ class Job:
     # `partial` is the result as of that boundary: shown while the job goes on, never stored
     phase: str = ""
     partial: dict[str, Any] | None = None
+    # False: measure everything, take nothing from an earlier stored run (Measure again);
+    # True: the experiment's reuse stage may lend it figures (registry.reuser)
+    may_reuse: bool = True
 
     @property
     def finished(self) -> bool:

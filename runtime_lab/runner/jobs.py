@@ -11,7 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from runtime_lab import config, envvars
+from runtime_lab import config, envvars, registry
+from runtime_lab.record import Run
 from runtime_lab.runner import devices, forked, served_zygote
 from runtime_lab.runner.devices import LanePlan, RouteError
 from runtime_lab.runner.job import ACTIVE, FINISHED, Job, alongside, wall
@@ -54,6 +55,8 @@ class JobManager:
         self.lock = threading.Condition()  # the job table's and every lane's queue's
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._cancel: set[str] = set()
+        # a running job's reuse stage and the stored run it took figures from (lend)
+        self._lenders: dict[str, tuple[Any, Run]] = {}
         self._stopped = False
         self.devices_note: str | None = None
         # with spares (the server): one process imports torch once and forks each worker; a
@@ -92,22 +95,26 @@ class JobManager:
         return RayPool(plan, env, spare=spare)
 
     # ---- sessions' side -------------------------------------------------------------
-    def submit(self, spec: RunSpec, target: str | None = None) -> str:
+    def submit(self, spec: RunSpec, target: str | None = None, reuse: bool = True) -> str:
         """Queue a job on its device's lane (or the lane named by `target`), or join the
-        queued/running one with the identical spec and target."""
-        job_id = self._queue(spec, target)
+        queued/running one with the identical spec and target. `reuse` False: the job
+        measures everything, taking nothing from an earlier stored run (lend)."""
+        job_id = self._queue(spec, target, reuse)
         for lane in self.lanes:  # outside the lock: killing a spare's start takes a moment
             lane.pool.give_way()
         return job_id
 
-    def _queue(self, spec: RunSpec, target: str | None) -> str:
+    def _queue(self, spec: RunSpec, target: str | None, reuse: bool) -> str:
         with self.lock:
             for job in self._jobs.values():
-                if job.state in ACTIVE and job.spec == spec and job.target == target:
+                same = (job.spec, job.target, job.may_reuse) == (spec, target, reuse)
+                if job.state in ACTIVE and same:
                     self._jobs[job.id] = replace(job, joined=job.joined + 1)
                     return job.id
             job_id = uuid.uuid4().hex[:12]
-            job = Job(id=job_id, spec=spec, submitted_at=time.time(), target=target)
+            job = Job(
+                id=job_id, spec=spec, submitted_at=time.time(), target=target, may_reuse=reuse
+            )
             self._jobs[job_id] = job
             load = {lane.name: lane.load for lane in self.lanes}
             try:
@@ -235,7 +242,40 @@ class JobManager:
                 return True
             return False
 
+    def lend(self, job_id: str, env: dict[str, Any]) -> dict[str, Any]:
+        """What the job may take from an earlier stored run instead of measuring it again
+        (its experiment's reuse stage: fusion's compile records), for a worker on `env`; told
+        to the worker with the job, and the stored run kept until the job's result is made
+        whole from it. {}: nothing to take (no stage, no such run, Measure again)."""
+        job = self.get(job_id)
+        stage = registry.reuser(job.spec.experiment) if job and job.may_reuse else None
+        if stage is None or self.history is None:
+            return {}
+        try:
+            earlier = stage.lender(job.spec, env, self.history)
+        except HistoryError:  # history unreadable now: measure everything
+            return {}
+        if earlier is None:
+            return {}
+        with self.lock:
+            self._lenders[job_id] = (stage, earlier)
+        return stage.lent(earlier)
+
+    def _whole(self, job_id: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
+        """A result (partial or final) with what its job took from an earlier run filled in,
+        so that the run is whole on its own (a bundle exports one run)."""
+        lender = self._lenders.get(job_id)
+        if lender is None or not result:
+            return result
+        stage, earlier = lender
+        try:
+            return stage.merged(result, earlier)
+        except (TypeError, ValueError, KeyError, AttributeError):  # never lose the job's own
+            return result
+
     def update(self, job_id: str, **changes: Any) -> Job:
+        if changes.get("partial"):  # drawn while the job goes on: whole already
+            changes["partial"] = self._whole(job_id, changes["partial"])
         with self.lock:
             job = self._jobs[job_id] = replace(self._jobs[job_id], **changes)
             self.lock.notify_all()
@@ -245,6 +285,8 @@ class JobManager:
         """A lane's job ended: note the jobs of other lanes it ran alongside (they share the
         host's cores), store it, then mark it finished and the lane free."""
         outcome["worker"] = {**outcome.get("worker", {}), "alongside": self._alongside(job_id)}
+        if outcome.get("result"):
+            outcome["result"] = self._whole(job_id, outcome["result"])
         recorded = self._record(job_id, outcome)
         with self.lock:
             lane.release()
@@ -264,6 +306,7 @@ class JobManager:
         """Mark finished (caller may hold the lock: it is re-entrant via Condition's RLock)."""
         with self.lock:
             self._jobs[job_id] = replace(self._jobs[job_id], finished_at=time.time(), **changes)
+            self._lenders.pop(job_id, None)
             self.lock.notify_all()
             finished = [k for k, j in self._jobs.items() if j.finished]
             for old in finished[: max(0, len(finished) - KEEP_FINISHED)]:

@@ -47,6 +47,11 @@ class LaneHost(Protocol):
         """No lane's job is in its timed phase: a spare may start during an evidence phase."""
         ...
 
+    def lend(self, job_id: str, env: dict[str, Any]) -> dict[str, Any]:
+        """What the job may take from an earlier stored run, for its worker on `env`
+        (the worker's fingerprint); {}: nothing, it measures everything."""
+        ...
+
     def settle(self, job_id: str, lane: Lane, outcome: dict[str, Any]) -> None:
         """The lane's job ended with these fields: store it, mark it finished, free the lane."""
         ...
@@ -222,8 +227,11 @@ class Lane:
         self.spare_during_evidence = False
         spec = job.spec
         data = {**spec.to_dict(), "device": devices.worker_device(spec.device, self.plan)}
+        # looked up now, not when queued: the worker's machine is known, and a job that ran
+        # ahead of this one in the queue is in history
+        reuse = self.host.lend(job.id, self.env)
         try:
-            worker.send({"op": "run", "job_id": job.id, "spec": data})
+            worker.send({"op": "run", "job_id": job.id, "spec": data, "reuse": reuse})
             outcome = self._pump(job.id, worker)
         except WorkerDied as exc:
             outcome = self._drop_worker(

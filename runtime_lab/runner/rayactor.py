@@ -76,11 +76,13 @@ class LabActor:
     def hello(self) -> dict[str, Any]:
         return {"op": "hello", "pid": os.getpid(), "env": self.env, "probe": self.baseline}
 
-    def run(self, job_id: str, spec: dict[str, Any]) -> dict[str, Any]:
+    def run(
+        self, job_id: str, spec: dict[str, Any], reuse: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Run one job; the result message as run_job sent it, and whether this process may
         take another job (False: the CUDA context may be broken, the pool restarts us)."""
         box = self._box = _Box()
-        keep_going = self._worker.run_job(box, job_id, spec, self.baseline)
+        keep_going = self._worker.run_job(box, job_id, spec, self.baseline, reuse)
         return {"result": box.result, "keep_going": bool(keep_going), "pid": os.getpid()}
 
     def progress(self) -> dict[str, Any] | None:
@@ -143,7 +145,7 @@ class RayWorker:
         ray = connected()
         if ray is None or self._gone:
             raise WorkerDied(f"the Ray actor on {self.host} is gone")
-        self._run = self.actor.run.remote(message["job_id"], message["spec"])
+        self._run = self.actor.run.remote(message["job_id"], message["spec"], message.get("reuse"))
         self._poll, self._last_progress = None, None
         self._next_poll = time.monotonic() + POLL_EVERY_S
 

@@ -138,9 +138,14 @@ def start_up() -> tuple[str, dict[str, Any]]:
 
 
 def run_job(
-    conn, job_id: str, spec_data: dict[str, Any], baseline: dict[str, Any] | None = None
+    conn,
+    job_id: str,
+    spec_data: dict[str, Any],
+    baseline: dict[str, Any] | None = None,
+    reuse: dict[str, Any] | None = None,
 ) -> bool:
-    """Run one job and send its outcome; returns False when the worker must restart."""
+    """Run one job and send its outcome; returns False when the worker must restart.
+    `reuse`: what the server found to take from an earlier stored run (lab.base.Context)."""
     from runtime_lab import registry
     from runtime_lab.lab import base, tooling
     from runtime_lab.lab.workload_check import WorkloadRejected
@@ -171,7 +176,7 @@ def run_job(
         module = registry.run_module(spec.experiment)
         base.check_fits(module.estimate_bytes(spec), device)
         outcome["device"] = str(device)
-        ctx = base.Context(device, progress, Phase(conn, job_id, progress))
+        ctx = base.Context(device, progress, Phase(conn, job_id, progress), dict(reuse or {}))
         result = module.run(spec, ctx)
         outcome.update(status="done", result=to_plain(result))
     except (base.Refused, SpecError) as exc:
@@ -280,8 +285,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if message.get("op") == "shutdown":
             return 0
+        reuse = message.get("reuse") if isinstance(message.get("reuse"), dict) else None
         if message.get("op") == "run" and not run_job(
-            conn, message["job_id"], message["spec"], baseline
+            conn, message["job_id"], message["spec"], baseline, reuse
         ):
             return 3
 

@@ -106,8 +106,8 @@ def _before(jobs: JobManager, experiment: str, job):
     return history_call(jobs.history.get, before)
 
 
-def _submit(jobs: JobManager, key: str, spec, target: str | None) -> None:
-    st.session_state[key] = jobs.submit(spec, target=target)
+def _submit(jobs: JobManager, key: str, spec, target: str | None, reuse: bool = True) -> None:
+    st.session_state[key] = jobs.submit(spec, target=target, reuse=reuse)
     st.session_state[f"estimate:{st.session_state[key]}"] = _expected(jobs, spec)
 
 
@@ -123,7 +123,8 @@ def _measure_again(jobs: JobManager, key: str, job) -> bool:
     if not st.button("Measure again", key=f"again-{job.id}", icon=":material/replay:"):
         return False
     st.session_state.pop(f"shown-again:{job.id}", None)
-    _submit(jobs, key, job.spec, job.target)
+    # asked to measure again: all of it, no compile figure taken from an earlier run
+    _submit(jobs, key, job.spec, job.target, reuse=False)
     return True
 
 

@@ -411,3 +411,23 @@ def with_cache_states() -> FusionResult:
     slow_first = CompileLatency("first call", 0.9, compiles=1, fx_cache_misses=1)
     slow = replace(slow, compile=(cached(slow_first, "persistent", 3),))
     return replace(base, modes=(eager, inductor, slow), cache_token=OWN)
+
+
+def with_reused_compile(lender: int = 6) -> FusionResult:
+    """with_cache_states() as a run that took its compile records from run #lender stores them
+    (issue 49, speed): each taken record names that run, its own first call kept beside them."""
+    base = with_cache_states()
+    own = cached(
+        CompileLatency("this run's first call", 0.3, compiles=1, fx_cache_hits=1),
+        "persistent",
+        5,
+        writers=(EARLIER,),
+        runs=(lender,),
+    )
+    modes = tuple(
+        replace(m, compile=(*(replace(c, measured_in_run=lender) for c in m.compile), own))
+        if m.mode == "inductor"
+        else m
+        for m in base.modes
+    )
+    return replace(base, modes=modes, compile_from_run=lender)

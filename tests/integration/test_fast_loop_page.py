@@ -111,6 +111,8 @@ def test_the_same_spec_again_is_shown_at_once_and_measured_again_on_request(app)
     widget(at.button, "Measure again").click()
     poll_until(at, lambda a: len(jobs.history.list()) == 2 and _done(a), timeout_s=30)
     assert not [i.value for i in at.info if "Same spec as run" in i.value]
+    # asked to measure again: all of it, no compile figure taken from the run shown (issue 49)
+    assert jobs.get(at.session_state["job:fusion"]).may_reuse is False
     widget(at.text_input, "Shape").set_value("32x32")  # a new spec is measured, not offered
     at.button[0].click()
     poll_until(at, lambda a: len(jobs.history.list()) == 3, timeout_s=30)

@@ -89,6 +89,7 @@ def _recorded() -> list[tuple[str, dict[str, Any]]]:
             fusiondata.with_autotune(),
             fusiondata.with_autotune(Autotune(note="from cache")),
             fusiondata.with_cache_states(),
+            fusiondata.with_reused_compile(),
         ],
         "allocator": [
             allocatordata.result(),

@@ -122,11 +122,13 @@ def _kernel_metrics(
 
 
 def _compile_metrics(key: Mapping[str, Any]) -> list[Metric]:
-    """Each compile figure with the cache state it ran with, where the run recorded one."""
+    """Each compile figure with the cache state it ran with, where the run recorded one, and
+    the earlier run that measured it, where the run took it from there."""
 
     def shown(name: str, label: str, fmt) -> Metric:
         value = "—" if key[name] is None else fmt(key[name])
-        return Metric(label, cache.beside(value, key.get(state_key(name))), _help(name))
+        state = key.get(state_key(name))
+        return Metric(label, cache.beside(value, state, key.get("compile_from_run")), _help(name))
 
     return [
         shown("cold_compile_s", "cold compile", fmt_seconds),

@@ -30,10 +30,12 @@ def metrics(result: FusionResult, fig: FusionFigures) -> list[Metric]:
     peak = result.theoretical_gbps
     naive, measured = fig.summary.get("naive_speedup"), fig.summary.get("measured_speedup")
     state = fig.summary.get("naive_speedup_cache_state")
+    naive_text = cache.beside(
+        "—" if naive is None else f"{naive:.3g}×", state, result.compile_from_run
+    )
     speedups = Metric(
         "speed-up: naive A/B vs measured",
-        f"{cache.beside('—' if naive is None else f'{naive:.3g}×', state)} vs "
-        f"{'—' if measured is None else f'{measured:.3g}×'}",
+        f"{naive_text} vs {'—' if measured is None else f'{measured:.3g}×'}",
         glossary.help_text(
             "fusion", "naive_speedup", "measured: warm steady-state medians, eager ÷ compiled"
         ),
@@ -94,6 +96,8 @@ def naive_note(result: FusionResult, key: Mapping[str, Any]) -> list[str]:
             " Its compiled first call compiled with empty cache folders of its own: what a "
             "program compiling this graph for the first time sees, whatever ran before."
         )
+    if result.compile_from_run is not None:  # that first call is the earlier run's
+        assumes += f" That first call ran in run #{result.compile_from_run}, taken from there."
     return [
         f"A naive A/B would report {naive:.3g}× where the measured speed-up is {measured:.3g}×: "
         f"it counts {key['compiled_mode']}'s compile in its first call (the compiled arm only) "

@@ -20,8 +20,8 @@ from runtime_lab.results import KernelRow
 
 # every key figure is compared: the bytes model's predicted speed-up too, which is each
 # workload's own (eager's bytes over the ideal), not the seed's 11/3 (its ratio has no noise
-# verdict: a model, one number)
-IGNORED: tuple[str, ...] = ()
+# verdict: a model, one number); not the run a run's compile figures came from, a name
+IGNORED: tuple[str, ...] = ("compile_from_run",)
 
 
 def samples(result: FusionResult) -> dict[str, tuple[float, ...]]:

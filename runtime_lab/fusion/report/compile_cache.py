@@ -1,4 +1,4 @@
-"""The compile-cache state a first call or a compile ran with, in words (issue 49)."""
+"""The compile-cache state a first call or a compile ran with, and the run that measured it, in words."""
 
 from __future__ import annotations
 
@@ -10,6 +10,11 @@ IN_WORKER = "warm in this worker"  # already compiled in the process: no compile
 NO_LOOKUP = "no Inductor cache"  # compiled without Inductor (backend="eager"), or bypassed
 UNNAMED = "an earlier compile outside this lab's stored runs"
 PENDING = "an earlier compile"  # the writers are read once every timed figure is in
+# a run that took its compile records from an earlier one (FusionResult.compile_from_run)
+FROM_RUN = (
+    "Compile latency and compile evidence: from run #{} (same compile inputs; this run "
+    "changed only warm-up/timed calls/flush/seed)"
+)
 
 
 def state(c: CompileLatency, own: str = "") -> str | None:
@@ -55,8 +60,21 @@ def said(found: str | None) -> str:
     return f"compile cache {found}"
 
 
-def beside(text: str, found: str | None) -> str:
-    """A figure's text with its cache state after it, where the run recorded one."""
-    if found is None or text == "—":
+def beside(text: str, found: str | None, from_run: int | None = None) -> str:
+    """A figure's text with its cache state after it, where the run recorded one, and the
+    earlier run that measured it, where the run took it from there."""
+    parts = [f"measured in run #{from_run}"] if from_run is not None else []
+    parts += [said(found)] if found is not None else []
+    if not parts or text == "—":
         return text
-    return f"{text} ({said(found)})"
+    return f"{text} ({'; '.join(parts)})"
+
+
+def measured_in(c: CompileLatency) -> str:
+    """Which run measured a compile record: "this run", or the earlier one it was taken from."""
+    return "this run" if c.measured_in_run is None else f"run #{c.measured_in_run}"
+
+
+def from_line(from_run: int | None) -> list[str]:
+    """The one line a run that took its compile records from an earlier one says ([] else)."""
+    return [] if from_run is None else [FROM_RUN.format(from_run)]

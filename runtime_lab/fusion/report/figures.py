@@ -14,7 +14,13 @@ from runtime_lab.fusion.report import step
 from runtime_lab.fusion.report.autotune import figures as autotune_figures
 from runtime_lab.fusion.report.clocks import clock_medians, clock_rows
 from runtime_lab.fusion.report.kernel_table import longest, resources_frame
-from runtime_lab.fusion.result import EAGER_TRANSFERS, FUSED_TRANSFERS, FusionResult, ModeResult
+from runtime_lab.fusion.result import (
+    EAGER_TRANSFERS,
+    FUSED_TRANSFERS,
+    OWN_FIRST_CALL,
+    FusionResult,
+    ModeResult,
+)
 from runtime_lab.results import CompileLatency, stats
 
 HOST_BOUND_FRACTION = 0.8  # issuing a call takes ≥ 80 % of its device time: the GPU waits on it
@@ -187,8 +193,9 @@ def state_key(figure: str) -> str:
 
 def cache_figures(result: FusionResult, found: dict[str, Any]) -> dict[str, Any]:
     """`found` with the cache state each compile figure and the naive A/B ran with beside it,
-    then each compiled mode's first call and its state; a run recorded before issue 49 keeps
-    the summary it had."""
+    then each compiled mode's first call in this job and its state, and the earlier run the
+    compile figures came from where the run took them (compile_from_run); a run recorded
+    before issue 49 keeps the summary it had."""
     if not any(c.cache_dirs for m in result.modes for c in m.compile):
         return found
     own, compiled = result.cache_token, compiled_mode(result)
@@ -200,11 +207,19 @@ def cache_figures(result: FusionResult, found: dict[str, Any]) -> dict[str, Any]
         placed[key] = value
         if records.get(key) is not None:
             placed[state_key(key)] = cache.state(records[key], own)
-    firsts = [(m.mode, compile_record(m, NAIVE_RECORD)) for m in result.modes]
+    firsts = [(m.mode, own_first_call(m)) for m in result.modes]
     firsts = [(mode, c) for mode, c in firsts if c is not None and c.cache_dirs]
     placed["first_call_s"] = {mode: c.first_call_s for mode, c in firsts}
     placed["first_call_cache_state"] = {mode: cache.state(c, own) for mode, c in firsts}
+    if result.compile_from_run is not None:
+        placed["compile_from_run"] = result.compile_from_run
     return placed
+
+
+def own_first_call(mode: ModeResult) -> CompileLatency | None:
+    """The mode's first call in this job: the naive A/B's arm keeps it apart where the job
+    took that arm's cold first call from an earlier run (OWN_FIRST_CALL)."""
+    return compile_record(mode, OWN_FIRST_CALL) or compile_record(mode, NAIVE_RECORD)
 
 
 # the compiled arm's own first call in this job, kept in the stored run (run_mode records it;

@@ -10,7 +10,7 @@ import pandas as pd
 from runtime_lab.fusion.report import compile_cache
 from runtime_lab.fusion.report.figures import ModeFigures
 from runtime_lab.fusion.report.kernel_table import short_kernel_name
-from runtime_lab.fusion.result import CompileLatency, FusionResult, ModeResult
+from runtime_lab.fusion.result import OWN_FIRST_CALL, CompileLatency, FusionResult, ModeResult
 from runtime_lab.glossary import units
 from runtime_lab.results import KernelRow
 from runtime_lab.view import frames
@@ -20,7 +20,15 @@ from runtime_lab.view.fmt import fmt_bytes
 # dynamo ⊇ aot ⊇ inductor ⊇ codegen ⊇ triton (kernel compile: Triton on CUDA, C++ on CPU).
 PHASES = ("dynamo", "aot", "inductor", "codegen", "triton")
 PHASE_ORDER = (*PHASES, "other")
-SCENARIO_ORDER = ("cold", "warm-cache", "warm-process", "fresh-process", "mega-cache", "first call")
+SCENARIO_ORDER = (
+    "cold",
+    "warm-cache",
+    "warm-process",
+    "fresh-process",
+    "mega-cache",
+    "first call",
+    OWN_FIRST_CALL,
+)
 STALE_SLACK = 1.05  # timer granularity: phases may exceed the call by a hair
 
 
@@ -195,11 +203,14 @@ def compile_frame(result: FusionResult) -> pd.DataFrame:
                         "detail": c.detail,
                         "artifact_bytes": c.artifact_bytes,
                         "cache_state": compile_cache.state(c, result.cache_token),
+                        "measured_in": compile_cache.measured_in(c),
                     }
                 )
     columns = ["mode", "scenario", "phase", "seconds", "first_call_s", "phases_stale", "compiles"]
     # the cache state where the run recorded one (issue 49): older runs draw as they did
     states = ["cache_state"] if any(r["cache_state"] for r in rows) else []
+    # which run measured each record, where the run took some from an earlier one (issue 49)
+    states += ["measured_in"] if result.compile_from_run is not None else []
     cache = ["fx_cache_hits", "fx_cache_misses", "aot_cache_hits", "aot_cache_misses", "detail"]
     return pd.DataFrame(rows, columns=[*columns, *states, *cache, "artifact_bytes"])
 
@@ -269,7 +280,9 @@ def _evidence(mode: ModeResult, fig: ModeFigures, own: str = "") -> dict[str, st
     by = {c.scenario: c for c in mode.compile}
     first = by.get("first call")
     if "cold" in by:
-        cold = _seconds(by["cold"].first_call_s) + " (fresh caches)"
+        taken = by["cold"].measured_in_run  # a run that took it from an earlier one says so
+        cold = _seconds(by["cold"].first_call_s) + " (fresh caches"
+        cold += f"; from run #{taken})" if taken is not None else ")"
     elif first and first.cache_dirs is None:  # a run from before its cache state was recorded
         cold = _seconds(first.first_call_s) + " (first call, caches as they were)"
     else:
@@ -282,6 +295,7 @@ def _evidence(mode: ModeResult, fig: ModeFigures, own: str = "") -> dict[str, st
     else:
         persistence = "not measured"
     firsts = {}
+    first = by.get(OWN_FIRST_CALL) or first  # this job's own, where it took the cold one
     if first is not None and first.cache_dirs is not None:
         state = compile_cache.state(first, own)
         firsts["first call"] = compile_cache.beside(_seconds(first.first_call_s), state)

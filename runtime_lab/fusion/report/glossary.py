@@ -103,7 +103,9 @@ CACHE_STATES = (
         "Wall seconds of the mode's first call in the job, synchronised: trace, compile (or "
         "cache lookups and load) and run. The naive A/B's compiled arm compiles with empty cache "
         "folders of its own; every other mode with the worker's persistent caches, as earlier "
-        "runs left them: its cache state says which.",
+        "runs left them: its cache state says which. A run that took its compile figures from "
+        "an earlier one (compile_from_run) runs that arm with the persistent caches too: this is "
+        "its own first call, the naive A/B's cold one is the earlier run's.",
         f"Read it with its cache state: a warm cache makes it a load, not a compile; {_COMPILE}",
     ),
     figure(
@@ -131,6 +133,24 @@ CACHE_STATES = (
             ("mega_cache", "mega-cache load + compile"),
             ("naive_speedup", "naive A/B's compiled first call"),
         )
+    ),
+)
+
+REUSE = (
+    figure(
+        "compile_from_run",
+        "compile figures from run",
+        "number",
+        "neither",
+        "The stored run whose compile latency (cold, warm-cache, warm-process, fresh-process, "
+        "mega-cache and the naive A/B's cold first call) and compile evidence (trace, "
+        "provenance) this run holds: a run on this machine whose spec differed only in warm-up, "
+        "timed calls, L2 flush or seed, so it compiled the same graphs. The server copies them "
+        "in when it stores the run (each record names that run: measured_in_run); this run "
+        "compiles nothing cold and traces nothing. Absent: this run measured its own.",
+        "Those figures are that run's, taken at its time on this host: the host's load and disk "
+        "cache then, not now. Run with reuse_compile off (or Measure again) to measure them "
+        "afresh.",
     ),
 )
 
@@ -746,4 +766,5 @@ FIGURES = (
     ),
     *AUTOTUNE,
     *CACHE_STATES,
+    *REUSE,
 )

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from runtime_lab.compiler import frames as cf
-from runtime_lab.fusion.report import checks, sweep
+from runtime_lab.fusion.report import checks, compile_cache, sweep
 from runtime_lab.fusion.result import FusionResult
 from runtime_lab.view.fmt import fmt_seconds
 
@@ -92,6 +92,7 @@ def notes(
     extra = checks.naive_note(result, key) + checks.first_call_note(key)
     extra += checks.host_bound_note(result, modes)
     extra += cf.notes((m.mode, m.compile_evidence) for m in result.modes)
+    extra += compile_cache.from_line(result.compile_from_run)  # what the two lines below are of
     if any(m.compile_evidence for m in result.modes):
         extra.append(EVIDENCE_NOTE)
     return notes + extra + list(result.notes)

@@ -74,6 +74,9 @@ def naive_value(result: FusionResult, naive: float | None, state: str | None = N
         return "—"
     flips = arms.break_even
     said = [f"flips after {math.ceil(flips):,} calls"] if flips is not None else []
+    # its compiled first call is the earlier run's where the run took it from there
+    taken = result.compile_from_run
+    said += [f"first call measured in run #{taken}"] if taken is not None else []
     said += [cache.said(state)] if state else []
     return f"{naive:.3g}×" + (f" ({'; '.join(said)})" if said else "")
 
@@ -110,8 +113,9 @@ def _pairs(result: FusionResult, fig: FusionFigures) -> tuple[tuple[Metric, ...]
         figure("fusion", "steady_state_ms.eager", _steady(fig, "eager")),
         figure("fusion", f"steady_state_ms.{compiled or 'compiled'}", _steady(fig, compiled)),
     )
+    taken = key.get("compile_from_run")
     compile_pair = tuple(
-        figure("fusion", name, cache.beside(_seconds(key[name]), key.get(state_key(name))))
+        figure("fusion", name, cache.beside(_seconds(key[name]), key.get(state_key(name)), taken))
         for name in ("cold_compile_s", "warm_cache_compile_s")
     )
     naive_state = key.get("naive_speedup_cache_state")
@@ -148,6 +152,7 @@ def _saved_pair(result: FusionResult, compiled: str | None) -> tuple:
 def _prose(result: FusionResult, fig: FusionFigures, modes: pd.DataFrame) -> list[str]:
     key = fig.summary
     found = [first_sentence(f"{m.mode}: {m.error}") for m in result.modes if m.error]
+    found += cache.from_line(result.compile_from_run)  # early: the budget keeps it
     if step.stepped(result):
         found.append(
             f"Each time is of the step ({step.words(result)}); no GB/s or roofline: the bytes "

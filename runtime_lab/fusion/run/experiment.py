@@ -11,6 +11,7 @@ import torch
 
 from runtime_lab import config, passes
 from runtime_lab.fusion.result import (
+    OWN_FIRST_CALL,
     CompileLatency,
     EagerOp,
     FusionResult,
@@ -73,7 +74,7 @@ def run_mode(mode: str, spec: RunSpec, made: dict, ctx: Context) -> tuple[ModeRe
     with _first_caches(mode, made) as watch, autotune.capture(mode, device) as tuning:
         first = ct.timed_call(fn, device)  # max-autotune on CUDA: its choices are captured
     if mode != "eager":
-        records = [_first_call(first, watch)]
+        records = [_first_call(first, watch, _scenario(mode, made))]
     out = fn().clone()
     checks = _check(out, spec, made)
     graded = grads.checks(fn, made)  # with a backward: the gradients against float64
@@ -118,27 +119,40 @@ def run_mode(mode: str, spec: RunSpec, made: dict, ctx: Context) -> tuple[ModeRe
 def _first_caches(mode: str, made: dict) -> Iterator[dict]:
     """The caches a mode's first call compiles with: the naive A/B's compiled arm (naive_mode)
     an empty folder of the job's, so that its figure is a first compile of the graph whatever
-    ran before; any other mode the worker's persistent ones, as earlier runs left them. Yields
+    ran before; any other mode the worker's persistent ones, as earlier runs left them, and so
+    does that arm where the job takes its cold first call from an earlier run (`reused`). Yields
     the cache state (ct.cache_watch), {} for a mode that compiles nothing."""
     if not compiles(mode):
         yield {}
         return
-    empty = mode == made["naive_mode"]
+    empty = mode == made["naive_mode"] and made["reused"] is None
     where = cache_dirs(made["empty_caches"]) if empty else nullcontext()
     with where, ct.cache_watch(made["cache_token"], "empty" if empty else "persistent") as found:
         yield found
 
 
-def _first_call(first_s: float, cache: dict) -> CompileLatency:
+def _scenario(mode: str, made: dict) -> str:
+    """The first call's record: the naive A/B's arm, where the job takes that arm's cold first
+    call from an earlier run, keeps its own beside it under another name."""
+    return (
+        OWN_FIRST_CALL
+        if mode == made["naive_mode"] and made["reused"] is not None
+        else "first call"
+    )
+
+
+def _first_call(first_s: float, cache: dict, scenario: str = "first call") -> CompileLatency:
     """A compiled mode's own first call: its compile as configured, with the caches it had.
     Where Dynamo compiled nothing (this function was already compiled in the process), it says
     so: the seconds are then a call's, not a compile's."""
-    latency = replace(ct.latency("first call", first_s), **cache)
+    latency = replace(ct.latency(scenario, first_s), **cache)
     detail = "compile as configured, " + (
         "with empty cache folders of its own (the naive A/B's compiled arm)"
         if latency.cache_dirs == "empty"
         else "with the worker's persistent caches as earlier runs left them"
     )
+    if scenario == OWN_FIRST_CALL:
+        detail += "; the naive A/B's cold first call is the earlier run's (compile_from_run)"
     if not latency.compiles:
         detail += "; 0 compiles: this graph was already compiled in the process"
     return replace(latency, detail=detail)
@@ -202,6 +216,8 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
     modes = spec.option("modes").split(",")
     results, callables = [], {}
     made["naive_mode"], made["cache_token"] = latency_mode(modes), uuid.uuid4().hex
+    # an earlier run with the same compile inputs: its compile records stand for this job's
+    made["reused"] = reused = _reused(spec, ctx)
     # Phase 1, every timed figure of the job: modes, the fresh processes, the sweep, the ceiling
     with ct.empty_cache_root(device) as empty:
         made["empty_caches"] = empty  # the naive A/B's arm compiles there (_first_caches)
@@ -228,7 +244,8 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
     # After the headline: on the H100 they took 0.6 s of the 0.8 s per mode before it.
     results = [cross_check(r, callables.get(r.mode), device, ctx) for r in results]
     inputs = made["work"].inputs
-    results = compile_latencies(results, spec, inputs, ctx, callables, made["cache_token"])
+    if reused is None:  # else the server fills them from run #reused (fusion/report/reuse.py)
+        results = compile_latencies(results, spec, inputs, ctx, callables, made["cache_token"])
     results = warm_from(results, made["cache_token"])  # every timed figure is in: read history
     ctx.phase("evidence", _result(spec, device, results, points, made))
     # Phase 2, the job's profiler sessions: after everything timed, on the same callables
@@ -239,9 +256,17 @@ def run(spec: RunSpec, ctx: Context) -> FusionResult:
             results[i] = profile_mode(mode, callables[mode.mode], device, made["eager_ops"], fused)
     callables.clear()
     results = _share_triton(results)
-    if spec.option("compile_trace"):
+    if spec.option("compile_trace") and reused is None:
         results = add_evidence(results, spec, inputs, ctx)
     return _result(spec, device, results, points, made)
+
+
+def _reused(spec: RunSpec, ctx: Context) -> int | None:
+    """The stored run whose compile latency and evidence the server lends this job, where the
+    spec lets it (reuse_compile); None: measure them here."""
+    found = ctx.reuse.get("compile_from_run")
+    lent = isinstance(found, int) and not isinstance(found, bool)
+    return found if lent and spec.option("reuse_compile") else None
 
 
 def _ceilings(spec: RunSpec, device, made: dict, ctx: Context) -> None:
@@ -292,6 +317,7 @@ def _result(spec: RunSpec, device, results: list, points: tuple, made: dict) -> 
         limits_note=limits_note,
         training_pass=passes.of(spec),
         cache_token=made["cache_token"],
+        compile_from_run=made["reused"],
         **made.get("step_bytes", {}),
         **made["ceiling"],
         **made["compute"],
