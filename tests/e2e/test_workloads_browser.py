@@ -11,6 +11,19 @@ import serving
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 RUN_TIMEOUT_MS = 240_000
+# every chart on show has drawn (its canvas or svg has a width)
+CHARTS_DRAWN = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
+    .filter(c => c.offsetParent !== null)
+    .every(c => [...c.querySelectorAll('canvas, svg.marks')]
+        .some(e => e.getBoundingClientRect().width > 50))"""
+# px by which each chart on show is drawn past the right edge of its column (the allocator's
+# 900 px panels overran it by 66 here)
+OVERRUN_PX = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
+    .filter(c => c.offsetParent !== null).map(c => {
+        const drawn = [...c.querySelectorAll('canvas, svg.marks')];
+        const right = Math.max(...drawn.map(e => e.getBoundingClientRect().right));
+        return right - c.closest('[data-testid=stVerticalBlock]').getBoundingClientRect().right;
+    }).filter(px => px > 0.5)"""
 SCREENS = os.environ.get("TEST_SCREENS_DIR", "")
 EXAMPLE = str(serving.REPO / "examples" / "my_workloads.py")
 
@@ -100,7 +113,9 @@ def test_streams_puts_rms_norm_on_the_side_stream(server, page):
     _choose(page, "Workload", "rms_norm: RMSNorm (Llama style, fp32 upcast)")
     _shape(page, "64x128", picked="1024x1024")
     _choose(page, "Device", "cpu")
-    _run_and_wait(page, "streams rms_norm", "streams-rms-norm")
+    _run_and_wait(
+        page, "No CUDA streams on this CPU: the rms_norm ran on the host twice", "streams-rms-norm"
+    )
     notes = page.get_by_test_id("stExpander").filter(has_text="Notes").first
     notes.locator("summary").click()  # the Summary's collapsed Notes
     expect(page.get_by_text("What to look for (rms_norm)").first).to_be_visible()
@@ -125,9 +140,13 @@ def test_allocator_runs_cross_entropy(server, page):
     _choose(page, "Device", "cpu")
     _run_and_wait(
         page,
-        "allocator cross_entropy (tokens × vocab) CPU float32, forward + backward",
+        "cross_entropy (tokens × vocab) float32 on CPU, forward + backward: a CPU has no "
+        "caching allocator",
         "allocator-cross-entropy",
     )
+    # the Summary's chart (memory over time, one panel per scenario) within its column
+    page.wait_for_function(CHARTS_DRAWN, timeout=60_000)
+    assert page.evaluate(OVERRUN_PX) == [], "a chart drawn wider than its column"
 
 
 def test_fusion_runs_the_users_workload_and_shows_its_code(server, page):

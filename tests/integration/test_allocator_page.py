@@ -56,8 +56,11 @@ def test_a_cpu_run_draws_host_memory_and_says_what_needs_cuda(worker_app):
     at.button[0].click()
     at.run()
     poll_until(at, lambda a: len(a.success) > 0)
-    head = "allocator pointwise (rows × cols) CPU float32: host RSS peak "
-    assert at.success[0].value.startswith(head)
+    head = (
+        "pointwise (rows × cols) float32 on CPU: a CPU has no caching allocator, so its curves "
+        "(allocated, reserved, what empty_cache() returns) need CUDA. Host RSS instead: the "
+    )
+    assert at.success[0].value.startswith(head) and " step peaked " in at.success[0].value
     assert len(at.get("vega_lite_chart")) == 3  # RSS over time, RSS per step, the job's timeline
     captions = " ".join(c.value for c in at.caption)
     assert "need CUDA" in captions
@@ -76,7 +79,9 @@ def test_a_cuda_report_shows_the_facts_and_the_warnings():
     at = AppTest.from_function(_draw, args=(_run(_result()),), default_timeout=30)
     at.run()
     assert not at.exception, at.exception
-    assert at.success[0].value.startswith("allocator cuda:0 float32: sequence peak 320 MiB")
+    assert at.success[0].value.startswith(
+        "pointwise float32 on cuda:0: the caching allocator still held 340 MiB reserved"
+    )
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["after last del: allocated · reserved"] == "0 B · 340 MiB"
     assert metrics["reserved after empty_cache"] == "0 B"

@@ -81,7 +81,7 @@ def test_rss_is_sampled_on_the_run_axis_and_bounded(cpu_run):
 def test_report_and_summary_from_the_stored_run(cpu_run):
     run, _ = cpu_run
     rep = build(run)
-    head = "allocator pointwise (rows × cols) CPU float32: host RSS peak "
+    head = "pointwise (rows × cols) float32 on CPU: a CPU has no caching allocator"
     assert rep.ok and rep.headline.startswith(head)
     assert [t for t, _ in rep.charts] == ["Over time", "Per step: sequence"]
     timeline = dict(rep.charts)["Over time"].to_dict()

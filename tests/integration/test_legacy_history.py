@@ -25,6 +25,7 @@ from runtime_lab import registry
 from runtime_lab.record import Run
 from runtime_lab.store import bundle
 from runtime_lab.store.history import History
+from runtime_lab.view.text import markdown
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "legacy"
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -122,5 +123,6 @@ def test_history_page_opens_every_old_run(data_dir, name):
         box.set_value(int(run_id)).run()
         assert not at.exception, at.exception
         shown = [m.value for m in (*at.success, *at.warning, *at.error)]  # any verdict
-        assert any(BEFORE[name][run_id]["headline"] in text for text in shown), shown
+        said = markdown(BEFORE[name][run_id]["headline"])  # as the page writes it: | escaped
+        assert any(said in text for text in shown), shown
     st.cache_resource.clear()

@@ -21,6 +21,11 @@ def _run_streams(at, shape="64x64", repeat=5):
     at.run()
 
 
+def _headline_shown(at) -> bool:
+    """A done run's headline: green, or amber where a CPU's timing of it is noisy or contended."""
+    return len(at.success) + len(at.warning) > 0
+
+
 def test_overview_and_sidebar(worker_app):
     assert not worker_app.exception
     assert worker_app.title[0].value == "Runtime Lab"
@@ -46,8 +51,9 @@ def test_streams_page_runs_on_cpu_and_draws_charts(worker_app):
     at = open_page(worker_app, "app_pages/streams.py")
     assert at.title[0].value == "Streams & events"
     _run_streams(at)
-    poll_until(at, lambda a: len(a.success) > 0)
-    assert "max_abs_diff 0.000e+00" in at.success[0].value
+    poll_until(at, _headline_shown)
+    said = [box.value for box in (*at.success, *at.warning)]
+    assert said[0].startswith("No CUDA streams on this CPU: the matmul ran on the host"), said
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["tolerance"] == "pass"
     # timing (no stream chain on CPU), and the job's timeline in the Raw tab
@@ -92,7 +98,7 @@ def test_killed_worker_shows_a_failed_run_and_the_next_succeeds(worker_app):
     poll_until(at, lambda a: any("failed" in e.value for e in a.error))
     assert any("SIGKILL" in c.value for c in at.caption)
     _run_streams(at, shape="64x64", repeat=5)
-    poll_until(at, lambda a: len(a.success) > 0)
+    poll_until(at, _headline_shown)
     statuses = [r["status"] for r in jobs.history.list()]
     assert statuses == ["done", "failed"]
 
@@ -100,7 +106,7 @@ def test_killed_worker_shows_a_failed_run_and_the_next_succeeds(worker_app):
 def test_history_page_lists_opens_and_deletes(app):
     at = open_page(app, "app_pages/streams.py")
     _run_streams(at)
-    poll_until(at, lambda a: len(a.success) > 0)
+    poll_until(at, _headline_shown)
     at = open_page(at, "app_pages/history.py")
     assert at.title[0].value == "History"
     options = at.selectbox[2].options

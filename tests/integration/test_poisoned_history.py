@@ -76,7 +76,8 @@ def test_the_page_lists_every_run_and_fails_the_poisoned_one_alone(page):
     assert "Traceback" not in error and "\n" not in error
     widget(at.selectbox, "Open run").set_value(streams).run()
     assert not at.exception and not _cannot_draw(at)
-    assert any(f"run #{streams}" in s.value for s in at.success)
+    # its headline: amber, the recorded CPU run's timing being noisy
+    assert any(f"run #{streams}" in s.value for s in (*at.success, *at.warning))
 
 
 def test_delete_removes_the_poisoned_run_from_the_page(page):

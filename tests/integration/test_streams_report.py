@@ -16,6 +16,7 @@ from runtime_lab.streams.info import STREAM_VARIANTS
 from runtime_lab.streams.report import charts as cs
 from runtime_lab.streams.report import figures as streams_summary
 from runtime_lab.streams.report import frames as fs
+from runtime_lab.streams.report.headline import error_text
 from runtime_lab.streams.result import HIDDEN_DEPENDENCY_LABEL
 from runtime_lab.ui.results import CHART_LABELS as CHARTS
 
@@ -70,10 +71,14 @@ def test_timeline_rows_are_thinned_to_the_bound(run):
 def test_report_headline_metrics_charts(run):
     rep = registry.build_report(run)
     assert rep.ok and rep.headline.startswith(
-        "streams cuda:0: max_abs_diff 0.000e+00 · correct: 0/20"
+        "The side-stream matmul ordered by events (correct) matched the default-stream "
+        "reference exactly in all 20 trials"
     )
-    # what the unordered variants showed, the reason they ran: the H200 run's worst
-    assert rep.headline.endswith(" · worst unordered: missing-producer-wait 20/20 wrong")
+    # what the ordering mistakes showed, the reason they ran
+    assert rep.headline.endswith(
+        " · the 3 ordering mistakes gave wrong results in 20/20 (missing-producer-wait), 20/20 "
+        "(missing-consumer-wait) and 14/20 (early-free) trials"
+    )
     labels = [m.label for m in rep.metrics]
     assert all(f"{v}: wrong results" in labels for v in STREAM_VARIANTS)
     assert "host: done.synchronize()" in labels and "Event.elapsed_time vs harness" in labels
@@ -130,7 +135,7 @@ def test_h200_run_draws_on_a_cpu_machine(run):
     at = AppTest.from_function(_draw, args=(run,), default_timeout=30)
     at.run()
     assert not at.exception, at.exception
-    assert at.success[0].value.startswith("streams cuda:0")
+    assert at.success[0].value.startswith("The side-stream matmul ordered by events")
     assert len(at.get("vega_lite_chart")) >= 8
     assert [b.proto.label for b in at.get("download_button") if b.proto.label not in CHARTS] == [
         "Run JSON",
@@ -151,8 +156,13 @@ def test_streams_page_on_cpu_explains_cuda_and_draws_no_timeline(app):
     widget(at.selectbox, "Device").set_value("cpu")
     at.button[0].click()
     at.run()
-    at = poll_until(at, lambda a: a.success or a.error)
-    assert at.success[0].value.startswith("streams cpu: max_abs_diff 0.000e+00"), at.success
+    # green, or amber where the CPU's timing of the matmul is noisy or contended
+    at = poll_until(at, lambda a: a.success or a.warning or a.error)
+    said = [box.value for box in (*at.success, *at.warning)]
+    assert said[0].startswith(
+        "No CUDA streams on this CPU: the matmul ran on the host twice and the results matched "
+        "exactly"
+    ), said
     assert any("need CUDA and were not run" in c.value for c in at.caption)
     assert len(at.get("vega_lite_chart")) == 1  # the timing chart only: no fake timeline
     run = ui.manager().history.list()[0]
@@ -226,6 +236,7 @@ def test_metrics_and_tables_quote_the_same_figures(run):
     assert len(hosts) >= 2
     for row in hosts.itertuples():
         assert metrics[f"host: {row.call}"].value == f"{row.host_us_median:,.1f} µs"
-    worst = tables["Orderings"].set_index("variant")["worst_abs_diff"]
+    worst = tables["Orderings"].set_index("variant")["max |side − reference|"]
     for variant, value in worst.items():
-        assert f"Worst |diff| {value:.3e}" in metrics[f"{variant}: wrong results"].help
+        said = f"max |side − reference| {error_text(value)}"
+        assert said in metrics[f"{variant}: wrong results"].help

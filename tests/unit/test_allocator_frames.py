@@ -82,8 +82,9 @@ def test_report_metrics_warnings_and_downloads(tmp_path):
     recorded = h200data.snapshot_pickle(copy)
     rep = registry.build_report(_run(_result(str(copy))))
     assert rep.headline == (
-        "allocator cuda:0 float32: sequence peak 320 MiB, reserved 340 MiB after del → "
-        "0 B after empty_cache"
+        "pointwise float32 on cuda:0: the caching allocator still held 340 MiB reserved once "
+        "the sequence's tensors were freed (its peak allocated: 320 MiB); empty_cache() gave "
+        "all of it back (0 MiB left)"
     )
     metrics = {m.label: m.value for m in rep.metrics}
     assert metrics["peak above inputs: eager → compiled"] == "768 MiB → 256 MiB"

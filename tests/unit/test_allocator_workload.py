@@ -40,9 +40,13 @@ def test_a_cpu_run_draws_no_peak_and_its_table_leaves_them_empty():
     assert table["eager_peak_MiB"].isna().all() and table["compiled_peak_MiB"].isna().all()
     assert table.loc[1, "ideal_MiB"] == pytest.approx((CE_INPUTS + 4) / MIB)
     charts, tables, notes = rw.parts(result)
-    assert charts == [] and [t for t, _ in tables] == [
-        "Eager vs compiled per shape (MiB, inputs included)"
-    ]
+    ((title, shown),) = tables
+    assert charts == [] and title == "Eager vs compiled per shape (MiB; the peaks need CUDA)"
+    # the table shows what ran; the columns no CPU row fills are left out, not drawn as None
+    assert list(shown.columns) == [
+        "shape", "dtype", "inputs_MiB", "output_MiB", "ideal_MiB", "warm_call_s", "compiles",
+        "max_abs_diff",
+    ]  # fmt: skip
     cpu = next(n for n in notes if n.startswith("Eager vs compiled peak needs CUDA"))
     assert "2 shape(s)" in cpu and "compiled 2 graph(s) in 5.0 s" in cpu
     assert " 0 B" not in " ".join(notes)
@@ -81,9 +85,10 @@ def test_headline_and_metric_name_the_workload_its_dims_and_the_peaks():
     run = _run(workload_result())
     report = registry.build_report(run)
     assert report.headline.startswith(
-        "allocator cross_entropy (tokens × vocab) cuda:0 bfloat16: sequence peak 320 MiB"
+        "cross_entropy (tokens × vocab) bfloat16 on cuda:0: the caching allocator still held "
+        "340 MiB reserved"
     )
-    tail = "; one call at 4096x32000: eager 1.22 GiB → compiled 250 MiB (ideal 250 MiB)"
+    tail = " · one call at 4096x32000: eager 1.22 GiB → compiled 250 MiB (ideal 250 MiB)"
     assert report.headline.endswith(tail)
     metric = report.metrics[0]
     assert metric.label == "one call's peak: eager → compiled"
@@ -111,7 +116,9 @@ def test_figures_give_each_shapes_three_peaks():
 def test_a_run_from_before_the_catalog_keeps_its_report_and_figures():
     old = _result()
     report = registry.build_report(_run(old))
-    assert report.headline.startswith("allocator cuda:0 float32: sequence peak 320 MiB")
+    assert report.headline.startswith(
+        "pointwise float32 on cuda:0: the caching allocator still held 340 MiB reserved"
+    )
     assert "Eager vs compiled peak" not in [t for t, _ in report.charts]
     assert not any(n.startswith("What to look for") for n in report.notes)
     assert rw.parts(old) == ([], [], [])

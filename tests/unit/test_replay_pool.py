@@ -13,8 +13,10 @@ def test_a_page_run_is_answered_from_the_recorded_run_without_a_process(app):
     widget(at.selectbox, "Device").set_value("cpu")
     at.button[0].click()
     at.run()
-    poll_until(at, lambda a: bool(a.success), timeout_s=30)
-    assert at.success[0].value.startswith("streams cpu: max_abs_diff 0.000e+00")
+    # the recorded run's timing is noisy: its headline is amber, saying so
+    poll_until(at, lambda a: bool(a.success or a.warning), timeout_s=30)
+    said = [box.value for box in (*at.success, *at.warning)]
+    assert said[0].startswith("No CUDA streams on this CPU: the matmul ran on the host"), said
     [run] = ui.manager().history.list()
     assert run["status"] == "done" and run["label"].startswith("streams 64x64")
     assert ui.manager().status()["lanes"][0]["worker_state"] == "idle"

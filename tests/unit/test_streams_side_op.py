@@ -178,7 +178,11 @@ def _gpu_result(delay_ms: float, mismatches: int) -> StreamsResult:
 def test_the_report_says_what_the_ops_race_window_gave():
     run = {"spec": {"shape": [64, 128], "dtype": "float32"}}
     rep = report.build(run, _gpu_result(0.0, 0))
-    assert rep.headline.startswith("streams rms_norm cuda:0: max_abs_diff")
+    assert rep.headline == (
+        "The side-stream rms_norm under missing-producer-wait, an ordering mistake, gave wrong "
+        "results in 0/10 trials (max |side − reference| 0.5) · the other ordering mistake, "
+        "missing-consumer-wait, gave wrong results in 0/10 trials"
+    )
     said = next(n for n in rep.notes if n.startswith("What happened"))
     assert "rms_norm at 64x128 takes 20 µs per call" in said
     assert "no spin: the window is the op's own time" in said
@@ -193,7 +197,7 @@ def test_the_report_says_what_the_ops_race_window_gave():
 def test_a_seed_run_keeps_the_report_it_had():
     result = dataclasses.replace(_gpu_result(1.0, 7), workload="matmul")
     rep = report.build({"spec": {"shape": [64, 128], "dtype": "float32"}}, result)
-    assert rep.headline.startswith("streams cuda:0:")
+    assert rep.headline.startswith("The side-stream matmul under missing-producer-wait")
     assert not [n for n in rep.notes if n.startswith(("What happened", "What to look for"))]
 
 

@@ -241,7 +241,7 @@ def test_every_headline_says_a_training_step_and_keeps_a_forward_run_as_it_was()
     alloc = workload_result()
     assert ", forward + backward" not in registry.build_report(allocator_run(alloc)).headline
     stepped = allocator_run(replace(alloc, training_pass="fwd_bwd"))
-    assert f"{alloc.device} {alloc.dtype}, forward + backward: " in (
+    assert f"{alloc.dtype} on {alloc.device}, forward + backward: " in (
         registry.build_report(stepped).headline
     )
     rec = replace(

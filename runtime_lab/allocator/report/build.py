@@ -8,13 +8,13 @@ from typing import Any
 
 import pandas as pd
 
-from runtime_lab import passes
 from runtime_lab.allocator.report import ab
 from runtime_lab.allocator.report import charts as ca
 from runtime_lab.allocator.report import frames as fa
 from runtime_lab.allocator.report import summary as report_summary
 from runtime_lab.allocator.report import workload as rw
 from runtime_lab.allocator.report.figures import key_figures
+from runtime_lab.allocator.report.headline import headline
 from runtime_lab.allocator.result import AllocatorResult
 from runtime_lab.glossary import registry as glossary
 from runtime_lab.report import Metric, Report, in_tab, run_json_download
@@ -81,23 +81,6 @@ CPU_NOTE = (
     "empty_cache, side streams and CUDA graphs need CUDA. What runs here is the host side: the "
     "worker's RSS (with its compile workers) over the run and per step."
 )
-
-
-def _headline(result: AllocatorResult, figures: dict[str, Any]) -> str:
-    step = passes.said(result.training_pass)  # after the dtype, as fusion's headline has it
-    if result.device == "cpu":
-        rss = fmt_bytes(figures["host_rss_peak_bytes"])
-        head = f"{rw.head(result)} CPU {result.dtype}{step}"
-        return f"{head}: host RSS peak {rss} (GPU curves need CUDA)"
-    head = f"{rw.head(result)} {result.device} {result.dtype}{step}"
-    if figures["peak_bytes"].get("sequence") is None:
-        return f"{head}: {', '.join(result.scenarios)}{rw.headline_tail(result)}"
-    return (
-        f"{head}: sequence peak {fmt_bytes(figures['peak_bytes']['sequence'])}, reserved "
-        f"{fmt_bytes(figures['reserved_bytes']['sequence'])} after del → "
-        f"{fmt_bytes(figures['reserved_after_empty_cache_bytes']['sequence'])} after empty_cache"
-        + rw.headline_tail(result)
-    )
 
 
 def _help(path: str, detail: str | None = None) -> str | None:
@@ -193,14 +176,22 @@ def _metrics(result: AllocatorResult, figures: dict[str, Any]) -> list[Metric]:
                 ),
             )
         )
-    found.append(
-        Metric(
-            "host RSS peak",
-            fmt_bytes(figures["host_rss_peak_bytes"]),
-            _help("host_rss_peak_bytes"),
-        )
-    )
     return found
+
+
+def _host_metrics(figures: dict[str, Any]) -> list[Metric]:
+    """A CPU run's step by step host RSS (the largest first), then the run's RSS peak."""
+    steps = figures.get("host_rss_step_peak_bytes") or {}
+    found = [
+        Metric(
+            glossary.label("allocator", f"host_rss_step_peak_bytes.{label}"),
+            fmt_bytes(held),
+            _help(f"host_rss_step_peak_bytes.{label}"),
+        )
+        for label, held in sorted(steps.items(), key=lambda item: -item[1])
+    ]
+    peak = fmt_bytes(figures["host_rss_peak_bytes"])
+    return [*found, Metric("host RSS peak", peak, _help("host_rss_peak_bytes"))]
 
 
 def _charts(result: AllocatorResult, steps: pd.DataFrame) -> list[tuple[str, Any]]:
@@ -230,10 +221,13 @@ def _charts(result: AllocatorResult, steps: pd.DataFrame) -> list[tuple[str, Any
 
 
 def _tables(result: AllocatorResult, steps: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
-    # saved_bytes is a training step's (its "activations held" mark): a forward run has none
-    unused = ["saved_bytes"] if steps["saved_bytes"].isna().all() else []
-    shown = steps.drop(columns=["x", *unused])
-    tables = [("Steps (bytes; memory_stats, peaks reset per step)", shown)]
+    # a column empty in every row is left out: memory_stats' on a CPU (no caching allocator),
+    # saved_bytes where no training step held activations at its mark
+    shown = steps.drop(columns=["x"]).dropna(axis="columns", how="all")
+    title = "Steps (bytes; memory_stats, peaks reset per step)"
+    if result.device == "cpu":
+        title = "Steps (bytes; host RSS at each mark: memory_stats need CUDA)"
+    tables = [(title, shown)]
     snaps = fa.snapshots_frame(result)
     if not snaps.empty:
         tables.append(("Segments at the end of each scenario (from its snapshot)", snaps))
@@ -307,9 +301,9 @@ def build(run: dict[str, Any], result: AllocatorResult) -> Report:
     wl_charts, wl_tables, wl_notes = rw.parts(result)  # all empty for runs before the catalog
     charts = tuple(_charts(result, steps) + wl_charts + ab_charts)
     report = Report(
-        headline=_headline(result, figures),
+        headline=headline(result, figures),
         ok=not result.errors,
-        metrics=tuple(rw.metrics(result) + _metrics(result, figures)),
+        metrics=tuple(rw.metrics(result) + _metrics(result, figures) + _host_metrics(figures)),
         charts=charts,
         tabs=in_tab("Memory", charts),
         tables=tuple(_tables(result, steps) + wl_tables + ab_tables),

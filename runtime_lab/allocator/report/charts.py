@@ -16,7 +16,11 @@ COLORS = {
     "pending free": "#f58518",
     "host rss": "#54a24b",
 }
-WIDTH = 900
+# a panel's plot: with its axes and legend (65-85 px more) within the report's column at a
+# 1400 px window (898 px on a run's page, 940 in History; 900 overran them by up to 66 px):
+# concatenated panels cannot take a container's width (Vega-Lite's "container" is for single
+# and layered views, and Streamlit pads a nested vconcat instead of fitting it)
+WIDTH = 780
 GPU_HEIGHT, HOST_HEIGHT = 200, 70
 LABEL_GAP_PX = 13  # a 10 px vertical label needs this much room from its neighbour
 TIMELINE_SERIES = (*TRACE_SERIES, "host rss")
@@ -90,7 +94,7 @@ def _markers(marks: pd.DataFrame, span_ms: float, labelled: bool) -> alt.LayerCh
 
 
 def _timeline_color(cuda: bool) -> alt.Color:
-    # the legend on top: at the right it would push the 900 px panels past the page's width
+    # the legend on top: at the right it would push the panels past the page's width
     names = TIMELINE_SERIES if cuda else ("host rss",)  # no GPU series to name on a CPU run
     return alt.Color("series:N", scale=_scale(names), title=None).legend(orient="top")
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from runtime_lab.allocator.result import AllocatorResult, StepRecord
 
+BETWEEN_STEPS = ("after del", "after empty_cache")  # the sequence's marks between its steps
+
 
 def _last(steps: list[StepRecord], event: str) -> StepRecord | None:
     found = [s for s in steps if s.event == event]
@@ -81,8 +83,35 @@ def _workload(result: AllocatorResult) -> dict[str, Any]:
 
 def key_figures(result: AllocatorResult) -> dict[str, Any]:
     """allocated/reserved after the last del, peak, reserved after empty_cache, per scenario;
-    None where a figure needs CUDA (the CPU has no caching allocator to ask)."""
-    return _allocator_figures(result) | _workload(result)
+    None where a figure needs CUDA (the CPU has no caching allocator to ask); on a CPU, what
+    each step of the sequence held on the host instead."""
+    return _allocator_figures(result) | _workload(result) | _host_steps(result)
+
+
+def _host_steps(result: AllocatorResult) -> dict[str, Any]:
+    """CPU runs: per shape of the sequence, the most host RSS its step held above the RSS
+    before it (the largest over repeats of the shape); a GPU run's tensors are not in RSS."""
+    if result.device != "cpu":
+        return {}
+    found: dict[str, int] = {}
+    for label, held in _step_peaks(result):
+        found[label] = max(held, found.get(label, 0))
+    return {"host_rss_step_peak_bytes": found}
+
+
+def _step_peaks(result: AllocatorResult) -> list[tuple[str, int]]:
+    """(label, bytes) per step of the sequence: the highest RSS, sampled or marked, from the
+    mark before the step to its 'computed' mark (inputs made, the call done, its output
+    alive), above the RSS at that earlier mark (or at the first sample)."""
+    start = (0.0, result.rss[0].rss_bytes) if result.rss else None
+    found = []
+    for mark in sorted(result.steps, key=lambda s: s.t_s):
+        if mark.scenario == "sequence" and mark.event == "computed" and start is not None:
+            inside = [r.rss_bytes for r in result.rss if start[0] < r.t_s <= mark.t_s]
+            found.append((mark.label, max(0, max([*inside, mark.rss_bytes]) - start[1])))
+        if mark.scenario != "sequence" or mark.event in BETWEEN_STEPS:
+            start = (mark.t_s, mark.rss_bytes)  # not a mark within a step (a training step's)
+    return found
 
 
 def _allocator_figures(result: AllocatorResult) -> dict[str, Any]:

@@ -165,6 +165,20 @@ FIGURES = (
         "Sampled, so a short spike between samples is missed; other jobs' children are not in it.",
     ),
     figure(
+        "host_rss_step_peak_bytes.*",
+        "{} step: host RSS peak above its start",
+        "bytes",
+        "lower",
+        "CPU runs: the highest RSS of the worker (sampled every 20 ms by psutil, and at the "
+        "step's marks) from the mark before the sequence's step to its 'computed' mark, above "
+        "the RSS at that earlier mark: its inputs made, the eager call with what it "
+        "materialised, its output alive. Read it against the ideal, inputs + output. The "
+        "largest over the repeats of a shape.",
+        "Sampled: a spike shorter than 20 ms is missed. Memory the C allocator kept from an "
+        "earlier step is reused without a rise, so a small step (a few MiB) reads near 0; "
+        "steps of tens of MiB and up read their tensors.",
+    ),
+    figure(
         "num_alloc_retries",
         "allocator retries",
         "count",

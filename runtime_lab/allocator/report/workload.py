@@ -48,14 +48,6 @@ def peaks_why(result: AllocatorResult, why: list[str]) -> list[str]:
     return why[:1] if result.workload and result.compare is None else why
 
 
-def head(result: AllocatorResult) -> str:
-    """The headline's start: the workload and its dims (runs before the catalog: as before)."""
-    if not result.workload:
-        return "allocator"
-    dims = f" ({' × '.join(result.dims)})" if result.dims else ""
-    return f"allocator {result.workload}{dims}"
-
-
 def largest(result: AllocatorResult) -> WorkloadPeak | None:
     """The measured shape with the largest ideal: where the difference shows most."""
     found = [p for p in result.peaks if pf.measured(p)]
@@ -72,7 +64,7 @@ def headline_tail(result: AllocatorResult) -> str:
     if p is None:
         return ""
     ideal, eager, compiled = (fmt_bytes(v) for v in _three(p))
-    return f"; one call at {p.label}: eager {eager} → compiled {compiled} (ideal {ideal})"
+    return f" · one call at {p.label}: eager {eager} → compiled {compiled} (ideal {ideal})"
 
 
 def metrics(result: AllocatorResult) -> list[Metric]:
@@ -169,8 +161,9 @@ def parts(result: AllocatorResult) -> tuple[list, list, list]:
         title = f"{result.workload}: one call's peak per shape, eager vs compiled vs ideal"
         charts.append(("Eager vs compiled peak", peak_chart.peaks_chart(long, title, WHY_CHART)))
     tables = []
-    if result.peaks:
-        tables.append(
-            ("Eager vs compiled per shape (MiB, inputs included)", pf.peaks_table(result))
-        )
+    if result.peaks:  # a column empty in every row (a CPU run's peaks, no error) is left out
+        title = "Eager vs compiled per shape (MiB, inputs included)"
+        if not any(map(pf.measured, result.peaks)):
+            title = "Eager vs compiled per shape (MiB; the peaks need CUDA)"
+        tables.append((title, pf.peaks_table(result).dropna(axis="columns", how="all")))
     return charts, tables, notes(result)

@@ -18,9 +18,10 @@ from runtime_lab.streams.report import frames as fs
 from runtime_lab.streams.report import summary as report_summary
 from runtime_lab.streams.report import workload as report_workload
 from runtime_lab.streams.report.csan import csan_frame, csan_notes
-from runtime_lab.streams.report.figures import StreamsFigures, figures, primary
+from runtime_lab.streams.report.figures import StreamsFigures, figures
+from runtime_lab.streams.report.headline import error_label, error_text, headline, verdict
 from runtime_lab.streams.report.sync import sync_frame, sync_notes
-from runtime_lab.streams.result import StreamsResult, VariantResult
+from runtime_lab.streams.result import StreamsResult
 from runtime_lab.view import charts, frames
 from runtime_lab.view.fmt import fmt_ms
 
@@ -50,15 +51,23 @@ def _help(path: str, detail: str | None = None) -> str | None:
     return glossary.help_text("streams", path, detail)
 
 
-def _correctness_metrics(run: dict[str, Any], result: StreamsResult) -> list[Metric]:
+def _correctness_metrics(
+    run: dict[str, Any], result: StreamsResult, fig: StreamsFigures
+) -> list[Metric]:
     spec = run["spec"]
+    op = result.workload if report_workload.catalog_op(result) else "x @ y"
+    # with orderings the figure is the first one's trials; the check before them is its own
+    check = (
+        f"The check before anything was timed (one event-ordered call against {op} on the "
+        f"default stream): {error_text(result.max_abs_diff)}."
+        if result.variants
+        else None
+    )
     found = [
         Metric(
-            "max |side − reference|",
-            f"{result.max_abs_diff:.3e}",
-            "largest elementwise difference between the event-ordered side-stream result and "
-            f"{result.workload if report_workload.catalog_op(result) else 'x @ y'} on the "
-            "default stream",
+            error_label(),
+            error_text(fig.summary["max_abs_diff"]),
+            _help("max_abs_diff", check),
         ),
         Metric(
             "tolerance",
@@ -91,7 +100,7 @@ def _variant_metrics(result: StreamsResult, fig: StreamsFigures) -> list[Metric]
                 f"{v.mismatches} / {v.trials}",
                 _help(
                     f"variants.{v.variant}.mismatches",
-                    f"{v.description}. Worst |diff| {worst:.3e}{extra}.",
+                    f"{v.description}. {error_label()} {error_text(worst)}{extra}.",
                 ),
             )
         )
@@ -224,16 +233,19 @@ def _notes(run: dict[str, Any], result: StreamsResult) -> list[str]:
 
 
 def _tables(fr: fs.StreamsFrames) -> list[tuple[str, pd.DataFrame]]:
+    """The frames as tables: the error column under the error figure's name, and no column
+    that is empty in every row (an error column where nothing failed)."""
+    orderings = fr.variants.rename(columns={"worst_abs_diff": error_label()})
     found = []
     for title, frame in (
-        ("Orderings", fr.variants),
+        ("Orderings", orderings),
         ("Lane mapping: lab stream → profiler stream id", fr.lane_map),
         ("Overlap", fr.overlap),
         ("Host calls", fr.blocking),
         ("Timing summary", fr.summary),
     ):
         if not frame.empty:
-            found.append((title, frame))
+            found.append((title, frame.dropna(axis="columns", how="all")))
     return found
 
 
@@ -256,28 +268,6 @@ def _downloads(
     return found
 
 
-def _headline(result: StreamsResult) -> str:
-    head = f"streams {result.device}: max_abs_diff {result.max_abs_diff:.3e}"
-    first: VariantResult | None = primary(result)
-    head = report_workload.headline(result, head)
-    if first is None:
-        return head
-    head = f"{head} · {first.variant}: {first.mismatches}/{first.trials} wrong"
-    return head + _worst_unordered(result, first)
-
-
-def _worst_unordered(result: StreamsResult, first: VariantResult) -> str:
-    """' · worst unordered: missing-producer-wait 20/20 wrong': what the run showed of the
-    orderings that guarantee nothing (the point of running them), or that none went wrong."""
-    broken = [v for v in result.variants if not v.expected_correct and v.trials and v is not first]
-    if not broken:
-        return ""
-    worst = max(broken, key=lambda v: v.mismatches / v.trials)
-    if not worst.mismatches:
-        return f" · no unordered variant went wrong ({len(broken)} run)"
-    return f" · worst unordered: {worst.variant} {worst.mismatches}/{worst.trials} wrong"
-
-
 def build(run: dict[str, Any], result: StreamsResult) -> Report:
     fig = figures(result)  # once: the metrics and the frames read their figures from here
     fr = fs.report_frames(result, fig)
@@ -290,10 +280,11 @@ def build(run: dict[str, Any], result: StreamsResult) -> Report:
         tables.append(("The profiler's sync records vs the lab's inferred waits and syncs", syncs))
     wrong_ordered = any(v.expected_correct and v.mismatches for v in result.variants)
     report = Report(
-        headline=_headline(result),
+        headline=headline(result, fig),
         ok=result.tolerance_passed and not wrong_ordered,
+        verdict=verdict(result),
         metrics=tuple(
-            _correctness_metrics(run, result)
+            _correctness_metrics(run, result, fig)
             + _variant_metrics(result, fig)
             + _host_metrics(result, fig)
         ),

@@ -5,9 +5,12 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from runtime_lab.streams.report.headline import error_label
+
 LANE_ORDER = ["default", "side", "a", "b", "host"]
 TIMELINE_WIDTH = 820
 GUARANTEE_SCALE = alt.Scale(domain=["ordered", "broken"], range=["#54a24b", "#e45756"])
+ERROR_FORMAT = ",.3~r"  # plain notation, three significant digits: 0, 0.000015, 3,140
 KIND_SCALE = alt.Scale(
     domain=["kernel", "host call", "record", "wait", "wait_stream", "profiler sync"],
     range=["#4c78a8", "#f58518", "#222222", "#e45756", "#b279a2", "#17becf"],
@@ -25,7 +28,7 @@ def mismatch_chart(variants: pd.DataFrame) -> alt.LayerChart:
             alt.Tooltip("guaranteed:N", title="ordering"),
             alt.Tooltip("mismatches:Q"),
             alt.Tooltip("trials:Q"),
-            alt.Tooltip("worst_abs_diff:Q", format=".3e", title="worst |diff|"),
+            alt.Tooltip("worst_abs_diff:Q", format=ERROR_FORMAT, title=error_label()),
             alt.Tooltip("reused_block:Q", title="trials where the freed block was reused"),
             alt.Tooltip("description:N"),
         ],
@@ -179,15 +182,20 @@ def blocking_chart(blocking: pd.DataFrame) -> alt.LayerChart:
 
 
 def diffs_chart(diffs: pd.DataFrame) -> alt.Chart:
-    """Max |consumed − reference| per trial and variant (symlog: zero stays visible)."""
+    """Each trial's max |side − reference| per variant (symlog: zero stays visible)."""
+    label = error_label()
     return (
         alt.Chart(diffs)
         .mark_circle(size=40, opacity=0.7)
         .encode(
             x=alt.X("trial:Q", title="trial"),
-            y=alt.Y("abs_diff:Q", scale=alt.Scale(type="symlog"), title="max |diff| (symlog)"),
+            y=alt.Y("abs_diff:Q", scale=alt.Scale(type="symlog"), title=f"{label} (symlog)"),
             color=alt.Color("variant:N"),
-            tooltip=["variant:N", "trial:Q", alt.Tooltip("abs_diff:Q", format=".3e")],
+            tooltip=[
+                "variant:N",
+                "trial:Q",
+                alt.Tooltip("abs_diff:Q", format=ERROR_FORMAT, title=label),
+            ],
         )
         .properties(height=220)
     )

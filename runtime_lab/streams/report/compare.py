@@ -8,8 +8,10 @@ from typing import Any
 import altair as alt
 
 from runtime_lab.compare import charts as cc
+from runtime_lab.streams.report import charts as cs
 from runtime_lab.streams.report import frames as sf
 from runtime_lab.streams.report.figures import figures
+from runtime_lab.streams.report.headline import error_label
 from runtime_lab.streams.result import StreamsResult, op_timing
 
 IGNORED = ("trials", "delay_ms", "variants.*.trials")  # inputs, the same in like runs
@@ -39,7 +41,7 @@ def charts(results: Sequence[tuple[str, StreamsResult]]) -> list[tuple[str, Any]
         alt.Tooltip("guaranteed:N", title="ordering guarantees the result"),
         alt.Tooltip("mismatches:Q", title="wrong results"),
         alt.Tooltip("trials:Q"),
-        alt.Tooltip("worst_abs_diff:Q", format=".3g", title="worst |Δ|"),
+        alt.Tooltip("worst_abs_diff:Q", format=cs.ERROR_FORMAT, title=error_label()),
     ]
     overlap_tip = [
         run,

@@ -30,7 +30,8 @@ FIGURES = (
         "first ordering",
         "text",
         "neither",
-        "The ordering named first: the top-level figures (wrong results, max |Δ|) are its.",
+        "The ordering named first: the top-level figures (wrong results, max |side − reference|) "
+        "are its.",
         "Never a number; without a GPU there are no orderings and it is empty.",
     ),
     figure(
@@ -43,11 +44,13 @@ FIGURES = (
     ),
     figure(
         "max_abs_diff",
-        "max |Δ| of the first ordering",
+        "max |side − reference|",
         "number",
         "lower",
-        "The largest |consumed − reference| over the first ordering's trials, in the output's "
-        "units (without a GPU: the single check's).",
+        "The largest elementwise |side-stream result − reference| (the same op computed on the "
+        "default stream), in the output's units, over the first ordering's trials; 0: they "
+        "matched exactly. Without a GPU there are no streams: the op's result on the host "
+        "against a second call of it (the one check).",
         "Read it against the dtype's tolerance; a race shows as wrong results first.",
     ),
     figure(
@@ -84,10 +87,11 @@ FIGURES = (
     ),
     figure(
         "variants.*.max_abs_diff",
-        "{}: max |Δ|",
+        "{}: max |side − reference|",
         "number",
         "lower",
-        "The largest |consumed − reference| over this ordering's trials (0 without trials).",
+        "The largest elementwise |side-stream result − reference| over this ordering's trials, "
+        "as the default stream consumed it (0 without trials).",
         "Read it against the dtype's tolerance; a race shows as wrong results first.",
     ),
     figure(

@@ -7,6 +7,7 @@ from typing import Any
 from runtime_lab.results import stats
 from runtime_lab.streams.info import SEED_OP
 from runtime_lab.streams.report.frames import size_text
+from runtime_lab.streams.report.headline import error_label, error_text
 from runtime_lab.streams.result import StreamsResult, op_timing
 from runtime_lab.view.fmt import fmt_ms
 from runtime_lab.workloads.registry import look_for
@@ -23,12 +24,6 @@ EXPECT = (
 def catalog_op(result: StreamsResult) -> bool:
     """The side stream ran a catalog workload (the seed's matmul and older runs: as before)."""
     return bool(result.workload) and result.workload != SEED_OP
-
-
-def headline(result: StreamsResult, head: str) -> str:
-    return (
-        head.replace("streams ", f"streams {result.workload} ", 1) if catalog_op(result) else head
-    )
 
 
 def notes(run: dict[str, Any], result: StreamsResult) -> list[str]:
@@ -48,7 +43,7 @@ def _happened(run: dict[str, Any], result: StreamsResult) -> str:
     if not result.streams_supported:
         return (
             f"What happened: on CPU only the correctness branch ran ({op or result.workload}, "
-            f"max |Δ| {result.max_abs_diff:.3g} against the reference); the race window, the "
+            f"{error_label()} {error_text(result.max_abs_diff)}); the race window, the "
             "orderings and overlap need a GPU."
         )
     broken = [v for v in result.variants if not v.expected_correct]
