@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from runtime_lab.glossary import registry as glossary
+from runtime_lab.glossary import units
 from runtime_lab.report import Metric, Summary
 from runtime_lab.view.fmt import fmt_bytes, fmt_ms, fmt_seconds
 
@@ -74,7 +75,7 @@ def value_text(experiment: str, path: str, value: Any) -> str:
         "s": fmt_seconds,
         "%": lambda v: f"{v:.0f} %",
         "x": lambda v: f"{v:.2f}×",
-        "number": lambda v: f"{v:.3e}",
+        "number": units.number,  # 3,140 and 0, never 3.14e+03 or 0.000e+00
         "GB/s": lambda v: f"{v:,.1f} GB/s",
     }
     return formats.get(unit or "", lambda v: f"{v:g}")(value)
