@@ -41,7 +41,7 @@ def test_run_streams_writes_json_and_history(tmp_path, data_dir):
     assert {"spec", "env", "status", "result"} <= set(document)
     assert document["status"] == "done" and document["result"]["max_abs_diff"] == 0.0
     assert document["spec"]["shape"] == [256, 256] and document["env"]["torch"]
-    assert "max_abs_diff" in done.stdout
+    assert "matched exactly (max |side − reference| 0)" in done.stdout  # the headline's words
     listed = cli("history", data_dir=data_dir)
     assert "streams 256x256 float32 cpu" in listed.stdout
 
