@@ -78,12 +78,14 @@ def _run_button(page):
 
 
 def _run_id(page, number=None, timeout_ms=120_000):
-    """The run number the page's success headline shows (waiting for `number` if given: the
-    previous run's headline stays on screen until the rerun replaces it)."""
+    """The run number the page's headline shows (waiting for `number` if given: the previous
+    run's headline stays on screen until the rerun replaces it). Green, or amber where the
+    verdict doubts the time (a CPU streams run on a busy host): a passed run either way."""
     wanted = re.compile(rf"run #{number}\b") if number else RUN_ID
-    success = page.get_by_test_id("stAlertContentSuccess").filter(has_text=wanted)
-    expect(success).to_be_visible(timeout=timeout_ms)
-    return int(RUN_ID.search(success.inner_text()).group(1))
+    boxes = '[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentWarning"]'
+    headline = page.locator(boxes).filter(has_text=wanted)
+    expect(headline).to_be_visible(timeout=timeout_ms)
+    return int(RUN_ID.search(headline.inner_text()).group(1))
 
 
 def test_eight_browser_sessions_at_once_each_get_their_own_run(served, browser, opened):
