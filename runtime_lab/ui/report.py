@@ -128,12 +128,21 @@ def _headline(run: Run, rep) -> None:
         st.success(text)
 
 
+def _since(before: Run, run: Run):
+    """comparison.since, once per session for a pair of stored runs (they do not change): every
+    rerun of the page (any widget) would otherwise rebuild both runs' figures to say it again."""
+    key = f"moved:{before.id}:{before.finished_at}:{run.id}:{run.finished_at}"
+    if key not in st.session_state:
+        st.session_state[key] = comparison.since(before, run)
+    return st.session_state[key]
+
+
 def _moved_line(before: Run, run: Run) -> None:
     """Under the headline: the fields changed since the earlier run and how the headline figure
     moved, by compare's noise rule, with a link to the whole comparison."""
     if not (run.id and before.id and before.id != run.id and comparable(before.spec, run.spec)):
         return
-    moved = comparison.since(before, run)
+    moved = _since(before, run)
     left, right = st.columns([5, 1])
     left.markdown(f":material/difference: {md(moved.text())}")
     with contextlib.suppress(StreamlitAPIException):  # outside the app's navigation: no link
