@@ -54,6 +54,9 @@ def _timed_calls(page):
 
 
 def _set_timed_calls(page, value):
+    # after the page has drawn the result, as a person reads it first: a Run pressed while the
+    # script still draws can race Streamlit's rerun (seen once in three on a busy host)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=60_000)
     field = _timed_calls(page)
     field.fill(str(value))
     field.press("Tab")  # the value is the form's before Run is pressed, as a person's blur
